@@ -1,0 +1,12 @@
+/** ESM + ts-jest: sources import each other with `.js` suffixes, as NodeNext requires. */
+export default {
+  preset: "ts-jest/presets/default-esm",
+  testEnvironment: "node",
+  roots: ["<rootDir>/spec"],
+  testMatch: ["**/*.spec.ts"],
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { useESM: true, diagnostics: false }],
+  },
+  testTimeout: 20000,
+};

@@ -1,0 +1,124 @@
+/**
+ * Service configuration. Every setting is an environment variable and the
+ * same-named CLI flag (`IAC_CODE_AGUI_HEARTBEAT_MS` ↔ `--heartbeat-ms`); a
+ * flag wins over the environment. The names are a contract: other tools
+ * start the service with them.
+ */
+import os from "node:os";
+import path from "node:path";
+
+export interface Config {
+  host: string;
+  port: number;
+  /** The kernel's JSON-RPC URL; undefined → start the embedded demo kernel. */
+  a2aUrl: string | undefined;
+  a2aToken: string | undefined;
+  authToken: string | undefined;
+  stateDir: string;
+  allowedCwds: string[];
+  heartbeatMs: number;
+  /** Interrupt time-to-live in seconds; 0 disables expiry. */
+  interruptTtlS: number;
+}
+
+const SETTINGS = {
+  host: "IAC_CODE_AGUI_HOST",
+  port: "IAC_CODE_AGUI_PORT",
+  a2aUrl: "IAC_CODE_AGUI_A2A_URL",
+  a2aToken: "IAC_CODE_AGUI_A2A_TOKEN",
+  authToken: "IAC_CODE_AGUI_AUTH_TOKEN",
+  stateDir: "IAC_CODE_AGUI_STATE_DIR",
+  allowedCwds: "IAC_CODE_AGUI_ALLOWED_CWDS",
+  heartbeatMs: "IAC_CODE_AGUI_HEARTBEAT_MS",
+  interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
+} as const satisfies Record<keyof Config, string>;
+
+export const DEFAULT_INTERRUPT_TTL_S = 540;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** `IAC_CODE_AGUI_HEARTBEAT_MS` → `--heartbeat-ms`. */
+export const flagName = (envName: string) =>
+  "--" + envName.replace(/^IAC_CODE_AGUI_/, "").toLowerCase().replaceAll("_", "-");
+
+export function usage(): string {
+  const lines = Object.values(SETTINGS).map((env) => `  ${flagName(env).padEnd(22)} ${env}`);
+  return ["Usage: iac-code-agui [flags]", "Each flag also reads from its environment variable:", ...lines].join("\n");
+}
+
+/** Reads `--name value` and `--name=value` pairs into an env-shaped map. */
+function parseFlags(argv: readonly string[]): Record<string, string> {
+  const byFlag = new Map(Object.values(SETTINGS).map((env) => [flagName(env), env]));
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const env = byFlag.get(flag);
+    if (!env) throw new ConfigError(`Unknown flag ${flag}.\n${usage()}`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ConfigError(`Flag ${flag} needs a value.`);
+    out[env] = value;
+  }
+  return out;
+}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}".`);
+  return value;
+}
+
+/** Where per-user configuration lives: `$XDG_CONFIG_HOME`, else `~/.config` (`%APPDATA%` on Windows). */
+export function configHome(env: NodeJS.ProcessEnv): string {
+  if (env.XDG_CONFIG_HOME) return env.XDG_CONFIG_HOME;
+  if (process.platform === "win32" && env.APPDATA) return env.APPDATA;
+  return path.join(os.homedir(), ".config");
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** R-CON-2: the kernel must be on this machine; a remote URL is refused at start. */
+export function checkLoopbackUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`IAC_CODE_AGUI_A2A_URL is not a URL: "${raw}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`IAC_CODE_AGUI_A2A_URL must be http(s), got "${url.protocol}".`);
+  }
+  const host = url.hostname;
+  if (!LOOPBACK_HOSTS.has(host) && !/^127(\.\d{1,3}){3}$/.test(host)) {
+    throw new ConfigError(
+      `IAC_CODE_AGUI_A2A_URL must point at a loopback address (127.0.0.0/8, ::1 or localhost); "${host}" is not one. ` +
+        "The adapter forwards credentials to the kernel, so it only talks to a kernel on this machine.",
+    );
+  }
+  return url.toString();
+}
+
+export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
+  const merged = { ...env, ...parseFlags(argv) };
+  const read = (key: keyof Config) => {
+    const value = merged[SETTINGS[key]];
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const a2aUrl = read("a2aUrl");
+  const cwds = read("allowedCwds");
+  return {
+    host: read("host") ?? "127.0.0.1",
+    port: integer(SETTINGS.port, read("port"), 8080, 0),
+    a2aUrl: a2aUrl === undefined ? undefined : checkLoopbackUrl(a2aUrl),
+    a2aToken: read("a2aToken"),
+    authToken: read("authToken"),
+    stateDir: path.resolve(read("stateDir") ?? path.join(configHome(env), "agui")),
+    allowedCwds: (cwds ? cwds.split(path.delimiter).filter(Boolean) : [process.cwd(), os.tmpdir()]).map((p) => path.resolve(p)),
+    heartbeatMs: integer(SETTINGS.heartbeatMs, read("heartbeatMs"), 15_000, 1),
+    interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
+  };
+}

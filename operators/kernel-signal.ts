@@ -1,0 +1,60 @@
+/**
+ * What the kernel said, once the A2A wire shape is peeled off. Every operator
+ * downstream of `toKernelSignals` switches on `kind`; a new kind fails to
+ * compile until each `switch` handles it (see `assertNever`).
+ */
+import type { AGUIEvent, TokenUsage } from "@ag-ui/core";
+import type { AguiError } from "../lib/errors.js";
+
+/** Task states, normalised from `TASK_STATE_INPUT_REQUIRED` / `input-required` spellings. */
+export type TaskStateName =
+  | "submitted"
+  | "working"
+  | "input-required"
+  | "completed"
+  | "failed"
+  | "canceled"
+  | "rejected"
+  | "auth-required"
+  | "unknown";
+
+export type ToolStatus = "started" | "input_complete" | "completed" | "failed";
+
+export type KernelSignal =
+  /** The A2A task this run drives is known (first Task frame or any update). */
+  | { kind: "task-bound"; taskId: string; contextId: string | undefined }
+  /** The kernel's session id (`metadata.iac_code.iacCodeSessionId`). */
+  | { kind: "session-bound"; sessionId: string }
+  /**
+   * Agent text. `whole` marks the `assistantFinal` status that repeats the
+   * complete answer: it is shown only if nothing streamed before it.
+   */
+  | { kind: "text"; messageId: string | undefined; text: string; whole: boolean }
+  | { kind: "reasoning"; text: string }
+  | { kind: "tool"; status: ToolStatus; toolCallId: string; toolName: string; input: unknown; result: unknown }
+  /** `tool.status == "progress"`: the tool metadata, passed through. */
+  | { kind: "tool-progress"; tool: Record<string, unknown> }
+  | { kind: "usage"; usage: TokenUsage }
+  | { kind: "artifact"; artifact: Record<string, unknown> }
+  | { kind: "task-state"; state: TaskStateName }
+  /** The run is over: the last signal of every run, emitted by `endRunOnTaskState`. */
+  | { kind: "run-end"; error: AguiError | undefined };
+
+export type SignalOf<K extends KernelSignal["kind"]> = Extract<KernelSignal, { kind: K }>;
+
+/**
+ * Between the projection operators the stream carries signals not yet
+ * projected and AG-UI events already made; each projector turns its own
+ * kinds into events and lets everything else through in order.
+ */
+export type RunItem = KernelSignal | AGUIEvent;
+
+export const isSignal = (item: RunItem): item is KernelSignal => "kind" in item;
+
+export function isSignalOf<K extends KernelSignal["kind"]>(kind: K) {
+  return (item: RunItem): item is SignalOf<K> => isSignal(item) && item.kind === kind;
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled case: ${JSON.stringify(value)}`);
+}
