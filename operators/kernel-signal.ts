@@ -26,10 +26,11 @@ export type KernelSignal =
   /** The kernel's session id (`metadata.iac_code.iacCodeSessionId`). */
   | { kind: "session-bound"; sessionId: string }
   /**
-   * Agent text. `whole` marks the `assistantFinal` status that repeats the
-   * complete answer: it is shown only if nothing streamed before it.
+   * Agent text. `delta` is one streamed chunk; `final` is the `assistantFinal`
+   * status repeating the whole answer and `history` the trailing agent turns
+   * of a Task snapshot: both are shown only when nothing streamed before.
    */
-  | { kind: "text"; messageId: string | undefined; text: string; whole: boolean }
+  | { kind: "text"; messageId: string | undefined; text: string; source: "delta" | "final" | "history" }
   | { kind: "reasoning"; text: string }
   | { kind: "tool"; status: ToolStatus; toolCallId: string; toolName: string; input: unknown; result: unknown }
   /** `tool.status == "progress"`: the tool metadata, passed through. */
@@ -37,8 +38,13 @@ export type KernelSignal =
   | { kind: "usage"; usage: TokenUsage }
   | { kind: "artifact"; artifact: Record<string, unknown> }
   | { kind: "task-state"; state: TaskStateName }
-  /** The run is over: the last signal of every run, emitted by `endRunOnTaskState`. */
-  | { kind: "run-end"; error: AguiError | undefined };
+  /**
+   * The run is over: the last signal of every run, emitted by
+   * `endRunOnTaskState`. `kernelSettled` says the kernel itself reported a
+   * terminal (or input-required) state; when false the task may still be
+   * running upstream and the caller cancels it.
+   */
+  | { kind: "run-end"; error: AguiError | undefined; kernelSettled: boolean; usage?: TokenUsage[] };
 
 export type SignalOf<K extends KernelSignal["kind"]> = Extract<KernelSignal, { kind: K }>;
 

@@ -1,0 +1,56 @@
+/**
+ * Decides when and how the run ends, from the task state alone (A2A 1.0 has
+ * no `final` flag). Signals pass through; the first settled state becomes a
+ * `run-end` signal and completes the stream, which also closes the
+ * upstream SSE:
+ *
+ *   completed, input-required   → run-end (success)
+ *   canceled                    → run-end CANCELLED
+ *   failed, rejected, auth-req. → run-end A2A_EXECUTION_FAILED
+ *   stream ends while working   → run-end A2A_EXECUTION_FAILED (kernel not settled)
+ *   upstream error              → run-end with that error (kernel not settled)
+ *
+ *   -s-w-c|        → -s-w-(c E|)
+ *   -s-w-|         → -s-w-(E|)
+ */
+import { Observable, type OperatorFunction } from "rxjs";
+import { AguiError, toAguiError } from "../lib/errors.js";
+import type { KernelSignal, TaskStateName } from "./kernel-signal.js";
+
+const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
+const FAILURE_STATES = new Set<TaskStateName>(["failed", "rejected", "auth-required"]);
+
+function endFor(state: TaskStateName): KernelSignal | undefined {
+  if (SUCCESS_STATES.has(state)) return { kind: "run-end", error: undefined, kernelSettled: true };
+  if (state === "canceled") return { kind: "run-end", error: new AguiError("CANCELLED"), kernelSettled: true };
+  if (FAILURE_STATES.has(state)) {
+    return { kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state }), kernelSettled: true };
+  }
+  return undefined;
+}
+
+export function endRunOnTaskState(): OperatorFunction<KernelSignal, KernelSignal> {
+  return (source) =>
+    new Observable<KernelSignal>((subscriber) => {
+      const end = (signal: KernelSignal) => {
+        subscriber.next(signal);
+        subscriber.complete();
+      };
+      const subscription = source.subscribe({
+        next: (signal) => {
+          subscriber.next(signal);
+          const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
+          if (settled) end(settled);
+        },
+        error: (error: unknown) =>
+          end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),
+        complete: () =>
+          end({
+            kind: "run-end",
+            error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }),
+            kernelSettled: false,
+          }),
+      });
+      return subscription;
+    });
+}

@@ -1,0 +1,29 @@
+/**
+ * The `run-end` signal → `RUN_FINISHED {outcome: success}` or `RUN_ERROR
+ * {code, message}`, with the run's usage. This is the last stage that sees
+ * kernel signals: whatever no projector claimed (task ids, states) stops
+ * here, so what leaves is AG-UI events only.
+ */
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { mergeMap, type OperatorFunction } from "rxjs";
+import type { AguiError } from "../lib/errors.js";
+import { isSignal, type RunItem } from "./kernel-signal.js";
+
+export interface FinishRunOptions {
+  threadId: string;
+  runId: string;
+  /** The error's message in the request's language. */
+  describe: (error: AguiError) => string;
+}
+
+export function finishRun({ threadId, runId, describe }: FinishRunOptions): OperatorFunction<RunItem, AGUIEvent> {
+  return mergeMap((item): AGUIEvent[] => {
+    if (!isSignal(item)) return [item];
+    if (item.kind !== "run-end") return [];
+    const usage = item.usage ? { usage: item.usage } : {};
+    if (item.error) {
+      return [{ type: EventType.RUN_ERROR, code: item.error.code, message: describe(item.error), ...usage }];
+    }
+    return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, ...usage }];
+  });
+}

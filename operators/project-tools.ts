@@ -1,0 +1,91 @@
+/**
+ * Tool signals → `TOOL_CALL_*`, and tool progress → CUSTOM
+ * `iac-code.tool-progress.v1` (R-CUS-3).
+ *
+ *   started         → TOOL_CALL_START (parent = the text message open now)
+ *   input_complete  → START if not yet open, ARGS (compact, key-sorted JSON), END
+ *   completed       → END if still open, then TOOL_CALL_RESULT — once per call
+ *   failed          → the same, with `metadata["iac-code"].status = "failed"`
+ *                     so a generic client can tell a failed tool (R-SIB-3)
+ *
+ * Open calls left at the run's end are closed by `closeSpans`.
+ */
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+
+export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
+
+/** JSON with keys sorted at every depth and no spaces: the same input always reads the same. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  ) ?? "null";
+}
+
+const resultContent = (result: unknown) => (typeof result === "string" ? result : canonicalJson(result ?? null));
+
+export function projectTools(): OperatorFunction<RunItem, RunItem> {
+  return (source) =>
+    defer(() => {
+      const open = new Set<string>();
+      const answered = new Set<string>();
+      let currentMessageId: string | undefined;
+
+      const start = ({ toolCallId, toolName }: SignalOf<"tool">): AGUIEvent[] => {
+        if (open.has(toolCallId)) return [];
+        open.add(toolCallId);
+        const event: AGUIEvent = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: toolName };
+        return [currentMessageId === undefined ? event : { ...event, parentMessageId: currentMessageId }];
+      };
+
+      const end = (toolCallId: string): AGUIEvent[] =>
+        open.delete(toolCallId) ? [{ type: EventType.TOOL_CALL_END, toolCallId }] : [];
+
+      const project = (signal: SignalOf<"tool">): AGUIEvent[] => {
+        switch (signal.status) {
+          case "started":
+            return start(signal);
+          case "input_complete":
+            return [
+              ...start(signal),
+              { type: EventType.TOOL_CALL_ARGS, toolCallId: signal.toolCallId, delta: canonicalJson(signal.input) },
+              ...end(signal.toolCallId),
+            ];
+          case "completed":
+          case "failed": {
+            if (answered.has(signal.toolCallId)) return [];
+            answered.add(signal.toolCallId);
+            return [
+              ...end(signal.toolCallId),
+              {
+                type: EventType.TOOL_CALL_RESULT,
+                messageId: `tool-result-${signal.toolCallId}`,
+                toolCallId: signal.toolCallId,
+                content: resultContent(signal.result),
+                role: "tool",
+                metadata: { "iac-code": { status: signal.status } },
+              },
+            ];
+          }
+        }
+      };
+
+      return source.pipe(
+        mergeMap((item): RunItem[] => {
+          if (!isSignal(item)) {
+            if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
+            if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;
+            return [item];
+          }
+          if (item.kind === "tool") return project(item);
+          if (item.kind === "tool-progress") {
+            return [{ type: EventType.CUSTOM, name: TOOL_PROGRESS_EVENT, value: { schemaVersion: 1, ...item.tool } }];
+          }
+          return [item];
+        }),
+      );
+    });
+}

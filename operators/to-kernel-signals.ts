@@ -1,0 +1,143 @@
+/**
+ * A2A updates → kernel signals (see `kernel-signal.ts`).
+ *
+ * Reads only what the wire contract (§2, §3) defines: the task and context
+ * ids, `metadata.iac_code.{iacCodeSessionId, thinking, tool, usage,
+ * assistantFinal}`, status text, artifacts and the task state. Anything
+ * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
+ * One update can carry several signals; they come out in the order a reader
+ * of the frame would expect: ids, reasoning, tool, usage, artifact, text,
+ * state.
+ */
+import type { TokenUsage } from "@ag-ui/core";
+import { mergeMap, type OperatorFunction } from "rxjs";
+import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
+import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
+
+const STATE_NAMES = new Set<TaskStateName>([
+  "submitted", "working", "input-required", "completed", "failed", "canceled", "rejected", "auth-required",
+]);
+
+/** `TASK_STATE_INPUT_REQUIRED`, `input-required` and `input_required` all read as `input-required`. */
+export function normalizeTaskState(raw: unknown): TaskStateName {
+  if (typeof raw !== "string") return "unknown";
+  const name = raw.trim().toLowerCase().replace(/^task_state_/, "").replaceAll("_", "-");
+  const canonical = name === "cancelled" ? "canceled" : name;
+  return STATE_NAMES.has(canonical as TaskStateName) ? (canonical as TaskStateName) : "unknown";
+}
+
+const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/** Struct numbers arrive as floats (`6497.0`); only whole, finite ones are token counts. */
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
+
+const isAgentRole = (role: unknown) => role === undefined || role === "ROLE_AGENT" || role === "agent";
+
+function textOf(message: unknown): string {
+  if (!isObject(message) || !Array.isArray(message.parts)) return "";
+  return message.parts.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
+}
+
+/** The agent turns after the last user turn of a Task's history, joined. */
+function trailingAgentText(history: unknown): { text: string; messageId: string | undefined } {
+  if (!Array.isArray(history)) return { text: "", messageId: undefined };
+  const trailing: JsonObject[] = [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const message = history[i];
+    if (!isObject(message) || !isAgentRole(message.role)) break;
+    trailing.unshift(message);
+  }
+  return { text: trailing.map(textOf).join(""), messageId: str(trailing.at(-1)?.messageId) };
+}
+
+const TOOL_STATUSES = new Set<string>(["started", "input_complete", "completed", "failed"]);
+
+function toolSignal(tool: JsonObject, newToolId: () => string): KernelSignal | undefined {
+  if (tool.status === "progress") return { kind: "tool-progress", tool };
+  if (typeof tool.status !== "string" || !TOOL_STATUSES.has(tool.status)) return undefined; // input_delta and unknowns
+  return {
+    kind: "tool",
+    status: tool.status as ToolStatus,
+    toolCallId: str(tool.toolUseId) ?? newToolId(),
+    toolName: str(tool.name) ?? "tool",
+    // Older kernels sent `input`; the contract reads only `toolInput`.
+    input: tool.toolInput ?? { summary: tool.inputSummary },
+    result: tool.result,
+  };
+}
+
+function usageOf(raw: JsonObject): TokenUsage {
+  const usage: TokenUsage = {};
+  const provider = str(raw.provider);
+  const model = str(raw.model);
+  if (provider) usage.provider = provider;
+  if (model) usage.model = model;
+  for (const key of ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const) {
+    const value = count(raw[key]);
+    if (value !== undefined) usage[key] = value;
+  }
+  return usage;
+}
+
+function sessionIdOf(iacCode: JsonObject): string | undefined {
+  const pipeline = isObject(iacCode.pipeline) ? iacCode.pipeline : {};
+  const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
+  return [iacCode.iacCodeSessionId, pipeline.iacCodeSessionId, ...batch.map((e) => (isObject(e) ? e.iacCodeSessionId : undefined))]
+    .map(str)
+    .find(Boolean);
+}
+
+export interface ToKernelSignalsOptions {
+  /** Id for a tool call the kernel sent without `toolUseId`. */
+  newToolId?: () => string;
+}
+
+export function signalsOf(update: A2AUpdate, options: Required<ToKernelSignalsOptions>): KernelSignal[] {
+  const { kind, body } = update;
+  const signals: KernelSignal[] = [];
+  const taskId = str(kind === "task" ? body.id : body.taskId);
+  if (taskId) signals.push({ kind: "task-bound", taskId, contextId: str(body.contextId) });
+
+  const metadata = isObject(body.metadata) ? body.metadata : {};
+  const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : {};
+  const sessionId = sessionIdOf(iacCode);
+  if (sessionId) signals.push({ kind: "session-bound", sessionId });
+
+  const thinking = iacCode.thinking;
+  if (isObject(thinking) && thinking.type === "raw_thinking" && str(thinking.text)) {
+    signals.push({ kind: "reasoning", text: thinking.text as string });
+  }
+  if (isObject(iacCode.tool)) {
+    const tool = toolSignal(iacCode.tool, options.newToolId);
+    if (tool) signals.push(tool);
+  }
+  if (isObject(iacCode.usage)) signals.push({ kind: "usage", usage: usageOf(iacCode.usage) });
+  if (kind === "artifactUpdate" && isObject(body.artifact)) signals.push({ kind: "artifact", artifact: body.artifact });
+
+  if (kind === "message") {
+    // An agent may answer with a bare Message instead of a task: that is the whole reply.
+    const text = textOf(body);
+    if (text) signals.push({ kind: "text", messageId: str(body.messageId), text, source: "final" });
+    signals.push({ kind: "task-state", state: "completed" });
+    return signals;
+  }
+
+  const status = isObject(body.status) ? body.status : {};
+  const statusText = isAgentRole(isObject(status.message) ? status.message.role : undefined) ? textOf(status.message) : "";
+  const isFinal = isObject(iacCode.assistantFinal) && iacCode.assistantFinal.complete === true;
+  const statusMessageId = isObject(status.message) ? str(status.message.messageId) : undefined;
+  if (statusText) {
+    signals.push({ kind: "text", messageId: statusMessageId, text: statusText, source: isFinal ? "final" : "delta" });
+  } else if (kind === "task") {
+    const history = trailingAgentText(body.history);
+    if (history.text) signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
+  }
+  if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
+  return signals;
+}
+
+export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorFunction<A2AUpdate, KernelSignal> {
+  const resolved = { newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`) };
+  return mergeMap((update) => signalsOf(update, resolved));
+}

@@ -1,0 +1,33 @@
+import { describe, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import type { RunItem } from "../../operators/kernel-signal.js";
+import { announceSession } from "../../operators/announce-session.js";
+import { marbles } from "../support/marbles.js";
+
+const identity = { threadId: "th", runId: "r1", executionId: "e1", contextId: "agui-c", rosInvocationId: "ros-1" };
+const session = (taskId: string | null, sessionId: string | null) => ({
+  type: EventType.CUSTOM,
+  name: "iac-code.session.v1",
+  value: { schemaVersion: 1, threadId: "th", aguiRunId: "r1", executionId: "e1", contextId: "agui-c", taskId, rosInvocationId: "ros-1", sessionId },
+});
+const task: RunItem = { kind: "task-bound", taskId: "t1", contextId: "agui-c" };
+const sess: RunItem = { kind: "session-bound", sessionId: "s1" };
+const end: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
+
+describe("announceSession", () => {
+  it("announces as soon as both the task id and the session id are known, once", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a-b---c-d", { a: task, b: sess, c: task, d: end }).pipe(announceSession(identity))).toBe("a-(bs)c-d", {
+        a: task, b: sess, c: task, d: end, s: session("t1", "s1"),
+      });
+    });
+  });
+
+  it("announces just before the run ends with nulls for what never came", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a-d", { a: task, d: end }).pipe(announceSession(identity))).toBe("a-(sd)", {
+        a: task, d: end, s: session("t1", null),
+      });
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "@jest/globals";
+import { AguiError } from "../../lib/errors.js";
+import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
+import type { KernelSignal } from "../../operators/kernel-signal.js";
+import { marbles } from "../support/marbles.js";
+
+const state = (name: string) => ({ kind: "task-state", state: name }) as KernelSignal;
+const text: KernelSignal = { kind: "text", messageId: "m", text: "hi", source: "delta" };
+
+describe("endRunOnTaskState", () => {
+  it("ends the run with success on completed and unsubscribes from the kernel stream", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b-c-d", { a: state("working"), b: text, c: state("completed"), d: text });
+      expectObservable(signals.pipe(endRunOnTaskState())).toBe("a-b-(ce|)", {
+        a: state("working"), b: text, c: state("completed"),
+        e: { kind: "run-end", error: undefined, kernelSettled: true },
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^---!");
+    });
+  });
+
+  it("treats input-required as a settled, successful end", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a", { a: state("input-required") }).pipe(endRunOnTaskState())).toBe("(ae|)", {
+        a: state("input-required"),
+        e: { kind: "run-end", error: undefined, kernelSettled: true },
+      });
+    });
+  });
+
+  it.each([
+    ["canceled", "CANCELLED"],
+    ["failed", "A2A_EXECUTION_FAILED"],
+    ["rejected", "A2A_EXECUTION_FAILED"],
+    ["auth-required", "A2A_EXECUTION_FAILED"],
+  ])("ends a %s task with %s", (name, code) => {
+    let end: KernelSignal | undefined;
+    marbles().run(({ cold }) => {
+      cold("a", { a: state(name) }).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+    });
+    expect(end).toMatchObject({ kind: "run-end", kernelSettled: true, error: { code } });
+  });
+
+  it("fails the run when the stream ends while the task is still working", () => {
+    let end: KernelSignal | undefined;
+    marbles().run(({ cold }) => {
+      cold("a|", { a: state("working") }).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+    });
+    expect(end).toMatchObject({ kind: "run-end", kernelSettled: false, error: { code: "A2A_EXECUTION_FAILED" } });
+  });
+
+  it("turns an upstream error into a run end that keeps its code", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const error = new AguiError("A2A_UNAVAILABLE");
+      expectObservable(cold("a#", { a: text }, error).pipe(endRunOnTaskState())).toBe("a(e|)", {
+        a: text,
+        e: { kind: "run-end", error, kernelSettled: false },
+      });
+    });
+  });
+
+  it("reads an unexpected exception as A2A_UNAVAILABLE", () => {
+    let end: KernelSignal | undefined;
+    marbles().run(({ cold }) => {
+      cold("#", {}, new TypeError("boom")).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+    });
+    expect(end).toMatchObject({ kind: "run-end", error: { code: "A2A_UNAVAILABLE" } });
+  });
+
+  it("does not end on submitted, working or unknown states", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const signals = cold("abc", { a: state("submitted"), b: state("working"), c: state("unknown") });
+      expectObservable(signals.pipe(endRunOnTaskState())).toBe("abc", { a: state("submitted"), b: state("working"), c: state("unknown") });
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import type { RunItem } from "../../operators/kernel-signal.js";
+import { projectReasoning } from "../../operators/project-reasoning.js";
+import { marbles } from "../support/marbles.js";
+
+const thought = (text: string): RunItem => ({ kind: "reasoning", text });
+const textStart = (messageId: string): RunItem => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+const textEnd = (messageId: string): RunItem => ({ type: EventType.TEXT_MESSAGE_END, messageId });
+const opened = (id: string) => ({
+  s: { type: EventType.REASONING_START, messageId: id },
+  m: { type: EventType.REASONING_MESSAGE_START, messageId: id, role: "reasoning" },
+  e: { type: EventType.REASONING_MESSAGE_END, messageId: id },
+  f: { type: EventType.REASONING_END, messageId: id },
+});
+const content = (id: string, delta: string) => ({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: id, delta });
+
+describe("projectReasoning", () => {
+  it("opens the span and its message on the first chunk and sends one CONTENT per chunk", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a----b", { a: thought("Let me"), b: thought(" think") }).pipe(projectReasoning({ runId: "r1" }))).toBe(
+        "(smc)d",
+        { ...opened("reasoning-r1"), c: content("reasoning-r1", "Let me"), d: content("reasoning-r1", " think") },
+      );
+    });
+  });
+
+  it("closes reasoning before any text passes", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a----t", { a: thought("hmm"), t: textStart("m1") }).pipe(projectReasoning({ runId: "r1" }))).toBe(
+        "(smc)(eft)",
+        { ...opened("reasoning-r1"), c: content("reasoning-r1", "hmm"), t: textStart("m1") },
+      );
+    });
+  });
+
+  it("names the span after the text message open when it starts", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("t---a----x", { t: textStart("m1"), a: thought("hmm"), x: textEnd("m1") }).pipe(projectReasoning({ runId: "r1" }))).toBe(
+        "t---(smc)(efx)",
+        { ...opened("reasoning-m1"), c: content("reasoning-m1", "hmm"), t: textStart("m1"), x: textEnd("m1") },
+      );
+    });
+  });
+
+  it("lets other items through untouched", () => {
+    const other: RunItem = { kind: "task-state", state: "working" };
+    const step: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("ab", { a: other, b: step }).pipe(projectReasoning({ runId: "r1" }))).toBe("ab", { a: other, b: step });
+    });
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import type { RunItem } from "../../operators/kernel-signal.js";
+import { projectText } from "../../operators/project-text.js";
+import { marbles } from "../support/marbles.js";
+
+const delta = (text: string, messageId: string | null = "m1"): RunItem => ({ kind: "text", messageId: messageId ?? undefined, text, source: "delta" });
+const final = (text: string, messageId: string | undefined = "m1"): RunItem => ({ kind: "text", messageId, text, source: "final" });
+const history = (text: string): RunItem => ({ kind: "text", messageId: "h1", text, source: "history" });
+const start = (messageId: string) => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+const content = (messageId: string, d: string) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: d });
+const end = (messageId: string) => ({ type: EventType.TEXT_MESSAGE_END, messageId });
+const project = () => projectText({ newMessageId: () => "assistant-gen" });
+
+describe("projectText", () => {
+  it("opens a message on the first delta and sends one CONTENT per delta", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("Hel"), b: delta("lo") }).pipe(project())).toBe("(sc)d", {
+        s: start("m1"), c: content("m1", "Hel"), d: content("m1", "lo"),
+      });
+    });
+  });
+
+  it("completes a streamed message on assistantFinal without sending its text again", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("Hello"), b: final("Hello") }).pipe(project())).toBe("(sc)e", {
+        s: start("m1"), c: content("m1", "Hello"), e: end("m1"),
+      });
+    });
+  });
+
+  it("sends a message that never streamed as one whole-message triplet", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a", { a: final("All at once") }).pipe(project())).toBe("(sce)", {
+        s: start("m1"), c: content("m1", "All at once"), e: end("m1"),
+      });
+    });
+  });
+
+  it("closes the open message before opening another: never two at once", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("one", "m1"), b: delta("two", "m2") }).pipe(project())).toBe("(sc)(etd)", {
+        s: start("m1"), c: content("m1", "one"), e: end("m1"), t: start("m2"), d: content("m2", "two"),
+      });
+    });
+  });
+
+  it("keeps deltas without a message id in the open message, or a generated one", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("x", null), b: delta("y", null) }).pipe(project())).toBe("(sc)d", {
+        s: start("assistant-gen"), c: content("assistant-gen", "x"), d: content("assistant-gen", "y"),
+      });
+    });
+  });
+
+  it("shows history text only when nothing streamed in the run", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a", { a: history("From history") }).pipe(project())).toBe("(sce)", {
+        s: start("h1"), c: content("h1", "From history"), e: end("h1"),
+      });
+      expectObservable(cold("ab", { a: delta("live"), b: history("From history") }).pipe(project())).toBe("(sc)", {
+        s: start("m1"), c: content("m1", "live"),
+      });
+    });
+  });
+
+  it("drops empty text and lets every other item through in order", () => {
+    const other: RunItem = { kind: "task-state", state: "working" };
+    const event: RunItem = { type: EventType.STEP_STARTED, stepName: "x" };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("abc", { a: other, b: delta(""), c: event }).pipe(project())).toBe("a-c", { a: other, c: event });
+    });
+  });
+});

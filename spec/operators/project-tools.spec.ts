@@ -1,0 +1,77 @@
+import { describe, expect, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import type { RunItem, ToolStatus } from "../../operators/kernel-signal.js";
+import { canonicalJson, projectTools } from "../../operators/project-tools.js";
+import { marbles } from "../support/marbles.js";
+
+const tool = (status: ToolStatus, extra: { input?: unknown; result?: unknown } = {}): RunItem => ({
+  kind: "tool", status, toolCallId: "u1", toolName: "list_files", input: extra.input, result: extra.result,
+});
+const start = { type: EventType.TOOL_CALL_START, toolCallId: "u1", toolCallName: "list_files" };
+const end = { type: EventType.TOOL_CALL_END, toolCallId: "u1" };
+const result = (content: string, status: string) => ({
+  type: EventType.TOOL_CALL_RESULT, messageId: "tool-result-u1", toolCallId: "u1", content, role: "tool",
+  metadata: { "iac-code": { status } },
+});
+
+describe("projectTools", () => {
+  it("starts on started, sends key-sorted args and ends on input_complete, then one result", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const signals = cold("a---b---c", {
+        a: tool("started"),
+        b: tool("input_complete", { input: { z: 1, a: { y: [2], b: "é" } } }),
+        c: tool("completed", { result: "3 files" }),
+      });
+      expectObservable(signals.pipe(projectTools())).toBe("s---(ge)r", {
+        s: start,
+        g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: '{"a":{"b":"é","y":[2]},"z":1}' },
+        e: end,
+        r: result("3 files", "completed"),
+      });
+    });
+  });
+
+  it("parents the call to the text message open at its start", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const text = { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" } as RunItem;
+      expectObservable(cold("ta", { t: text, a: tool("started") }).pipe(projectTools())).toBe("ts", {
+        t: text,
+        s: { ...start, parentMessageId: "m1" },
+      });
+    });
+  });
+
+  it("marks a failed tool so a generic client can tell it from a success, with JSON results as compact JSON", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a----b", { a: tool("input_complete", { input: {} }), b: tool("failed", { result: { error: "denied", code: 13.0 } }) }).pipe(projectTools())).toBe(
+        "(sge)r",
+        { s: start, g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: "{}" }, e: end, r: result('{"code":13,"error":"denied"}', "failed") },
+      );
+    });
+  });
+
+  it("ends a call still open before its result, and sends the result only once", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b---c", { a: tool("started"), b: tool("completed", { result: "ok" }), c: tool("completed", { result: "ok" }) }).pipe(projectTools())).toBe(
+        "s---(er)",
+        { s: start, e: end, r: result("ok", "completed") },
+      );
+    });
+  });
+
+  it("turns progress into CUSTOM iac-code.tool-progress.v1 with the tool metadata", () => {
+    const progress = { status: "progress", toolUseId: "u1", name: "deploy", mcp: { serverName: "ros", progress: 1, total: 3 } };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a", { a: { kind: "tool-progress", tool: progress } as RunItem }).pipe(projectTools())).toBe("p", {
+        p: { type: EventType.CUSTOM, name: "iac-code.tool-progress.v1", value: { schemaVersion: 1, ...progress } },
+      });
+    });
+  });
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth and keeps arrays in order", () => {
+    expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
+    expect(canonicalJson(undefined)).toBe("null");
+  });
+});

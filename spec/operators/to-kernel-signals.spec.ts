@@ -1,0 +1,153 @@
+import { describe, expect, it } from "@jest/globals";
+import { normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
+import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
+import { marbles } from "../support/marbles.js";
+
+const status = (state: string, extra: Record<string, unknown> = {}) => ({
+  statusUpdate: { taskId: "t1", contextId: "c1", status: { state, ...extra } },
+});
+const withIacCode = (iacCode: Record<string, unknown>, state = "TASK_STATE_WORKING", message?: unknown) => ({
+  statusUpdate: { taskId: "t1", contextId: "c1", status: { state, ...(message ? { message } : {}) }, metadata: { iac_code: iacCode } },
+});
+const agentText = (text: string, messageId = "t1-message") => ({ messageId, role: "ROLE_AGENT", parts: [{ text }] });
+const bound = { kind: "task-bound", taskId: "t1", contextId: "c1" };
+const working = { kind: "task-state", state: "working" };
+
+
+describe("toKernelSignals", () => {
+  it("reads the task id and state of a Task frame", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" } } } });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+        a: bound,
+        b: { kind: "task-state", state: "submitted" },
+      });
+    });
+  });
+
+  it("turns each status text chunk into a delta with the status message id", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("a 9ms (b|)", {
+        a: status("TASK_STATE_WORKING", { message: agentText("Hel") }),
+        b: status("TASK_STATE_WORKING", { message: agentText("lo") }),
+      });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc) 5ms (ade|)", {
+        a: bound,
+        b: { kind: "text", messageId: "t1-message", text: "Hel", source: "delta" },
+        c: working,
+        d: { kind: "text", messageId: "t1-message", text: "lo", source: "delta" },
+        e: working,
+      });
+    });
+  });
+
+  it("marks the assistantFinal status as the final whole text", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: withIacCode({ assistantFinal: { complete: true } }, "TASK_STATE_WORKING", agentText("Hello")) });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc|)", {
+        a: bound,
+        b: { kind: "text", messageId: "t1-message", text: "Hello", source: "final" },
+        c: working,
+      });
+    });
+  });
+
+  it("reads thinking, tools, usage and the session id from metadata.iac_code, and ignores input_delta", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(abcd|)", {
+        a: withIacCode({ iacCodeSessionId: "s1", thinking: { type: "raw_thinking", text: "hmm" } }),
+        b: withIacCode({ tool: { status: "input_complete", toolUseId: "u1", name: "ls", toolInput: { path: "/" } } }),
+        c: withIacCode({ tool: { status: "input_delta", toolUseId: "u1", partialJson: "{" }, usage: { inputTokens: 6497.0, model: "m" } }),
+        d: withIacCode({ tool: { status: "progress", toolUseId: "u1", mcp: { progress: 1 } } }),
+      });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcdefwghwijw|)", {
+        a: bound,
+        b: { kind: "session-bound", sessionId: "s1" },
+        c: { kind: "reasoning", text: "hmm" },
+        d: working,
+        e: bound,
+        f: { kind: "tool", status: "input_complete", toolCallId: "u1", toolName: "ls", input: { path: "/" }, result: undefined },
+        g: bound,
+        h: { kind: "usage", usage: { inputTokens: 6497, model: "m" } },
+        i: bound,
+        j: { kind: "tool-progress", tool: { status: "progress", toolUseId: "u1", mcp: { progress: 1 } } },
+        w: working,
+      });
+    });
+  });
+
+  it("falls back to a summary input and a generated id for a tool without them", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: withIacCode({ tool: { status: "started", inputSummary: "list files" } }) });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ newToolId: () => "tool-x" }))).toBe("(abc|)", {
+        a: bound,
+        b: { kind: "tool", status: "started", toolCallId: "tool-x", toolName: "tool", input: { summary: "list files" }, result: undefined },
+        c: working,
+      });
+    });
+  });
+
+  it("turns an artifact update into an artifact signal", () => {
+    const artifact = { artifactId: "a1", name: "plan.md", parts: [{ url: "file:///plan.md" }] };
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: { artifactUpdate: { taskId: "t1", contextId: "c1", artifact } } });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", { a: bound, b: { kind: "artifact", artifact } });
+    });
+  });
+
+  it("uses the trailing agent turns of a Task's history as history text", () => {
+    const task = {
+      id: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" },
+      history: [{ role: "ROLE_USER", parts: [{ text: "hi" }] }, agentText("Hello ", "m1"), agentText("there", "m2")],
+    };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("(a|)", { a: { task } }).pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc|)", {
+        a: bound,
+        b: { kind: "text", messageId: "m2", text: "Hello there", source: "history" },
+        c: { kind: "task-state", state: "completed" },
+      });
+    });
+  });
+
+  it("reads a bare agent Message as the whole, completed reply", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: { message: { ...agentText("Done.", "m9"), contextId: "c1" } } });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+        a: { kind: "text", messageId: "m9", text: "Done.", source: "final" },
+        b: { kind: "task-state", state: "completed" },
+      });
+    });
+  });
+
+  it("ignores unknown parts, metadata keys and user-role status text without failing", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", {
+        a: {
+          statusUpdate: {
+            taskId: "t1",
+            status: { state: "TASK_STATE_SOMETHING_NEW", message: { role: "ROLE_USER", parts: [{ text: "echo" }] } },
+            metadata: { iac_code: { mcpWarning: {}, permission: {}, thinking: { type: "summary", text: "x" } }, other: 1 },
+          },
+        },
+      });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+        a: { kind: "task-bound", taskId: "t1", contextId: undefined },
+        b: { kind: "task-state", state: "unknown" },
+      });
+    });
+  });
+});
+
+describe("normalizeTaskState", () => {
+  it.each([
+    ["TASK_STATE_INPUT_REQUIRED", "input-required"],
+    ["input-required", "input-required"],
+    ["TASK_STATE_AUTH_REQUIRED", "auth-required"],
+    ["completed", "completed"],
+    ["TASK_STATE_CANCELED", "canceled"],
+    ["cancelled", "canceled"],
+    [7, "unknown"],
+  ])("reads %p as %p", (raw, expected) => {
+    expect(normalizeTaskState(raw)).toBe(expected);
+  });
+});
