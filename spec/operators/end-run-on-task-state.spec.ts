@@ -62,7 +62,7 @@ describe("endRunOnTaskState", () => {
   it("reads an unexpected exception as A2A_UNAVAILABLE", () => {
     let end: KernelSignal | undefined;
     marbles().run(({ cold }) => {
-      cold("#", {}, new TypeError("boom")).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+      cold<KernelSignal>("#", {}, new TypeError("boom")).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
     });
     expect(end).toMatchObject({ kind: "run-end", error: { code: "A2A_UNAVAILABLE" } });
   });

@@ -1,8 +1,8 @@
 import { expect } from "@jest/globals";
-import type { AGUIEvent } from "@ag-ui/core";
+import type { AGUIEvent, BaseEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { enforceEvents, transformChunks, verifyEvents } from "@ag-ui/client";
-import { from, lastValueFrom, toArray } from "rxjs";
+import { from, lastValueFrom, toArray, type OperatorFunction } from "rxjs";
 
 /**
  * The checks every stream a test produces must pass: each event against the
@@ -16,7 +16,9 @@ export async function expectValidRun(events: readonly unknown[]): Promise<void> 
     // The schemas strip unknown keys; an event that loses one is carrying data a client will never see.
     expect(parsed.data).toEqual(event);
   }
-  await lastValueFrom(from(events as AGUIEvent[]).pipe(enforceEvents(), transformChunks(false), verifyEvents(false), toArray()));
+  // @ag-ui/client bundles its own rxjs: same runtime contract, different type identity.
+  const [enforce, chunks, verify] = [enforceEvents(), transformChunks(false), verifyEvents(false)] as unknown as OperatorFunction<BaseEvent, BaseEvent>[];
+  await lastValueFrom(from(events as BaseEvent[]).pipe(enforce!, chunks!, verify!, toArray()));
   const last = events.at(-1) as AGUIEvent | undefined;
   expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(last?.type);
 }
