@@ -1,0 +1,135 @@
+/**
+ * The embedded demo kernel: a real A2A 1.0 JSON-RPC server built on
+ * `@a2a-js/sdk` that replays recorded kernel streams (`examples/fixtures/`).
+ * The adapter reaches it over HTTP like any other kernel, so the demo and
+ * the tests exercise the same client code a production kernel does.
+ */
+import { timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { AGENT_CARD_PATH, AgentCard } from "@a2a-js/sdk";
+import { InMemoryTaskStore } from "@a2a-js/sdk/server";
+import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { FIXTURES_DIR } from "../paths.js";
+import { FixtureErrors, ReplayRequestHandler } from "./fixture-errors.js";
+import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
+
+export type { FixtureError, FixtureLine } from "./fixtures.js";
+export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
+
+export interface ReceivedCall {
+  method: string;
+  params: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface ReplayKernelOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (ephemeral). */
+  port?: number;
+  /** Default `FIXTURES_DIR` (`examples/fixtures`). */
+  fixturesDir?: string;
+  /** Tests: choose the lines for a turn instead of a fixture file. Return undefined to fall back to fixture selection. */
+  script?: ReplayScript;
+  /** When set, every JSON-RPC call must carry `Authorization: Bearer <token>`, else HTTP 401. */
+  requireToken?: string;
+  /** Multiplies every delayMs (tests use 0 to replay instantly). Default 1. */
+  timeScale?: number;
+}
+
+export interface ReplayKernel {
+  /** The JSON-RPC URL; ends with '/'. */
+  url: string;
+  /** Every JSON-RPC call, in arrival order, including refused ones. */
+  received: ReceivedCall[];
+  close(): Promise<void>;
+}
+
+// Requests carry images (12 MiB per request body, wire contract §1); the
+// SDK's own parser stops at Express's 100 kB default, so parse first.
+const BODY_LIMIT = "16mb";
+
+export async function startReplayKernel(options: ReplayKernelOptions = {}): Promise<ReplayKernel> {
+  const errors = new FixtureErrors();
+  const executor = new ReplayExecutor({
+    fixturesDir: options.fixturesDir ?? FIXTURES_DIR,
+    script: options.script,
+    timeScale: options.timeScale ?? 1,
+    errors,
+  });
+  const card = agentCard();
+  const handler = new ReplayRequestHandler(card, new InMemoryTaskStore(), executor, errors);
+  const received: ReceivedCall[] = [];
+
+  const app = express();
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
+  app.post("/", express.json({ limit: BODY_LIMIT }), recordCalls(received), bearerAuth(options.requireToken), errors.restoreErrorData());
+  app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(invalidJson);
+
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}/`;
+  card.supportedInterfaces[0]!.url = url;
+
+  return {
+    url,
+    received,
+    async close() {
+      executor.stopAll();
+      // Open streams (a subscription to a parked task stays silent forever)
+      // would otherwise keep `close` and the process waiting.
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
+
+function agentCard(): AgentCard {
+  return AgentCard.fromJSON({
+    name: "iac-code-agui replay kernel",
+    description: "Demo A2A 1.0 kernel that replays recorded iac-code kernel streams.",
+    version: "1.0.0",
+    // The URL is known only once the port is bound; patched in after listen.
+    supportedInterfaces: [{ url: "http://127.0.0.1/", protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+    capabilities: { streaming: true },
+    defaultInputModes: ["text/plain", "application/json", "image/png", "image/jpeg", "image/gif", "image/webp"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+  });
+}
+
+function recordCalls(received: ReceivedCall[]): RequestHandler {
+  return (req, _res, next) => {
+    const body: unknown = req.body;
+    if (typeof body === "object" && body !== null && "method" in body && typeof body.method === "string") {
+      received.push({ method: body.method, params: "params" in body ? body.params : undefined, headers: { ...req.headers } });
+    }
+    next();
+  };
+}
+
+function bearerAuth(token: string | undefined): RequestHandler {
+  if (token === undefined) return (_req, _res, next) => next();
+  const expected = Buffer.from(`Bearer ${token}`);
+  return (req, res, next) => {
+    const given = Buffer.from(req.header("authorization") ?? "");
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
+    res
+      .status(401)
+      .set("WWW-Authenticate", "Bearer")
+      .json({ jsonrpc: "2.0", id: req.body?.id ?? null, error: { code: -32600, message: "Unauthorized: a valid bearer token is required." } });
+  };
+}
+
+/** Malformed JSON is answered as the SDK answers it when it parses the body itself. */
+const invalidJson: ErrorRequestHandler = (err, _req, res, next) => {
+  if (!(err instanceof SyntaxError && "body" in err)) return next(err);
+  res.status(200).json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Invalid JSON payload." } });
+};

@@ -1,0 +1,55 @@
+/** A bare A2A 1.0 JSON-RPC client over fetch, so the kernel specs test the wire, not a client library. */
+import { randomUUID } from "node:crypto";
+
+export interface SseRecord {
+  event: string;
+  data: any;
+}
+
+export function call(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params }),
+  });
+}
+
+export async function rpc(url: string, method: string, params: unknown, headers?: Record<string, string>): Promise<any> {
+  return (await call(url, method, params, headers)).json();
+}
+
+export function userMessage(text: string, extra: Record<string, unknown> = {}) {
+  return { message: { messageId: randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra } };
+}
+
+/** SSE records as they arrive; `event` is "message" unless the record names one. */
+export async function* sseRecords(response: Response): AsyncGenerator<SseRecord> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of response.body! as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message";
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) yield { event, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}
+
+export async function stream(url: string, method: string, params: unknown, headers?: Record<string, string>) {
+  const records: SseRecord[] = [];
+  for await (const record of sseRecords(await call(url, method, params, headers))) records.push(record);
+  return records;
+}
+
+/** The StreamResponse payloads (`{statusUpdate: …}`) of a stream's data records. */
+export const results = (records: SseRecord[]) => records.filter((r) => r.event === "message").map((r) => r.data.result);
+
+export const stateOf = (result: any): string | undefined => (result.task ?? result.statusUpdate)?.status?.state;
