@@ -1,0 +1,166 @@
+/**
+ * RunAgentInput → the params of an A2A `SendStreamingMessage` (wire contract
+ * §1). Pure functions over an input `validateRunInput` has admitted. Nothing
+ * here logs: the metadata carries the caller's credentials to the kernel.
+ */
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { ImagePart, RunAgentInput, UserMessage } from "@ag-ui/core";
+import { AguiError } from "../errors.js";
+import type { IacCodeExtension, ValidRunInput } from "../validation.js";
+
+/**
+ * A2A 1.0 parts as ProtoJSON, the form the kernel reads (the SDK's `Part`
+ * type is the decoded `$case` form). An image is a data part whose value is
+ * `{filename, bytes}`: that is the kernel's contract, not a file part.
+ */
+export type A2aTextPart = { text: string };
+export type A2aImagePart = { data: { filename: string; bytes: string }; mediaType: string };
+export type A2aUserPart = A2aTextPart | A2aImagePart;
+
+/** `message.metadata.iac_code`; the field names are the kernel's. */
+export interface IacCodeMetadata {
+  cwd: string;
+  iac_code_model?: string;
+  iac_code_api_key?: string;
+  thinking?: { enabled: boolean; effort?: string; budget?: number };
+  user_id?: string;
+  channel?: string;
+  candidatePresentation?: "standard" | "rich";
+  run_mode?: "normal" | "pipeline";
+  pipeline_name?: string;
+  cleanupOnly: boolean;
+  rosInvocationId: string;
+  preferredLanguage: string;
+  llm_headers: Record<string, string>;
+  alibaba_cloud_access_key_id?: string;
+  alibaba_cloud_access_key_secret?: string;
+  alibaba_cloud_security_token?: string;
+  alibaba_cloud_region_id?: string;
+}
+
+export interface SendMessageParams {
+  message: {
+    messageId: string;
+    role: "ROLE_USER";
+    parts: A2aUserPart[];
+    contextId: string;
+    taskId?: string;
+    metadata: { iac_code: IacCodeMetadata };
+  };
+  configuration: { acceptedOutputModes: string[] };
+}
+
+/** One A2A context per AG-UI thread: `agui-` + the first 40 hex chars of SHA-256(UTF-8 threadId). */
+export function contextIdFor(threadId: string): string {
+  return "agui-" + createHash("sha256").update(threadId, "utf8").digest("hex").slice(0, 40);
+}
+
+/** The message a new run sends (R-IN-5); undefined when there is none. */
+export function latestUserMessage(input: Pick<RunAgentInput, "messages">): UserMessage | undefined {
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const message = input.messages[i]!;
+    if (message.role === "user") return message;
+  }
+  return undefined;
+}
+
+const MAX_FILENAME_BYTES = 255;
+
+/** A client-chosen name is only passed on when it cannot be read as a path. */
+function isPlainFilename(name: string): boolean {
+  return (
+    name !== "" &&
+    name !== "." &&
+    name !== ".." &&
+    Buffer.byteLength(name, "utf8") <= MAX_FILENAME_BYTES &&
+    !/[/\\\u0000-\u001f\u007f]/.test(name)
+  );
+}
+
+/** @ag-ui/core's ImagePart has no filename; the reference adapter read `metadata.filename`. */
+function filenameOf(part: ImagePart, fallback: string): string {
+  const metadata: unknown = part.metadata;
+  const name = typeof metadata === "object" && metadata !== null ? (metadata as { filename?: unknown }).filename : undefined;
+  return typeof name === "string" && isPlainFilename(name) ? name : fallback;
+}
+
+/**
+ * A user message as A2A parts. Images are forwarded as sent: the reference
+ * adapter resized them first, which is out of scope here, so the kernel
+ * receives the original bytes (within the limits validation enforces).
+ */
+export function toUserParts(message: UserMessage): A2aUserPart[] {
+  if (typeof message.content === "string") return [{ text: message.content }];
+  let images = 0;
+  return message.content.map((part, index): A2aUserPart => {
+    if (part.type === "text") return { text: part.text };
+    if (part.type === "image" && part.source.type === "data") {
+      images += 1;
+      return {
+        data: { filename: filenameOf(part, `agui-image-${images}`), bytes: part.source.value },
+        mediaType: part.source.mimeType.toLowerCase(),
+      };
+    }
+    // Unreachable after validateRunInput; kept so an unchecked input cannot smuggle a URL through.
+    throw new AguiError("INVALID_INPUT", { reason: "userContent", detail: `/content/${index}: only text and inline images are supported` });
+  });
+}
+
+function withoutEmpty<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null)) as T;
+}
+
+/** `metadata.iac_code` per the wire contract's table; `language` is the normalised request language. */
+export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCodeMetadata {
+  const thinking = ext.thinking;
+  const cloud = ext.alibabaCloud;
+  return withoutEmpty({
+    cwd: path.resolve(ext.cwd),
+    // An all-blank model is no override at all.
+    iac_code_model: ext.model?.trim() || undefined,
+    iac_code_api_key: ext.llmApiKey,
+    thinking: thinking
+      ? withoutEmpty({
+          enabled: thinking.enabled,
+          effort: thinking.effort,
+          budget: thinking.budget !== undefined && thinking.budget > 0 ? thinking.budget : undefined,
+        })
+      : undefined,
+    user_id: ext.userId,
+    channel: ext.channel,
+    candidatePresentation: ext.candidatePresentation,
+    run_mode: ext.runMode,
+    pipeline_name: ext.pipelineName,
+    cleanupOnly: ext.cleanupOnly === true,
+    rosInvocationId: ext.rosInvocationId,
+    preferredLanguage: language,
+    // The kernel expects the key even when empty; the extension has no way to set headers.
+    llm_headers: {},
+    alibaba_cloud_access_key_id: cloud?.accessKeyId,
+    alibaba_cloud_access_key_secret: cloud?.accessKeySecret,
+    alibaba_cloud_security_token: cloud?.securityToken,
+    alibaba_cloud_region_id: cloud?.regionId,
+  });
+}
+
+/**
+ * The params of the `SendStreamingMessage` that starts a new turn: the latest
+ * user message, on the thread's context, on `taskId` when the execution
+ * already has a task (every call but its first).
+ */
+export function toSendMessageParams(input: ValidRunInput, options: { taskId?: string; language: string }): SendMessageParams {
+  const message = latestUserMessage(input);
+  if (!message) throw new AguiError("INVALID_INPUT", { reason: "userMessage", detail: "/messages: a new run needs a user message" });
+  return {
+    message: withoutEmpty({
+      messageId: message.id,
+      role: "ROLE_USER" as const,
+      parts: toUserParts(message),
+      contextId: contextIdFor(input.threadId),
+      taskId: options.taskId,
+      metadata: { iac_code: iacCodeMetadata(input.forwardedProps.iacCode, options.language) },
+    }),
+    configuration: { acceptedOutputModes: ["text/plain"] },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * User-facing error messages in the request's language (R-HTTP-6, wire
+ * contract §9). One JSON file per language in `locales/`: adding a language
+ * is adding a file. `en.json` is the source every other file translates.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { AguiError, MessageParams } from "../errors.js";
+import { LOCALES_DIR } from "../paths.js";
+
+export const DEFAULT_LANGUAGE = "en";
+
+type Catalog = Readonly<Record<string, string>>;
+
+let catalogs: ReadonlyMap<string, Catalog> | undefined;
+
+/** Every locale file, read once on first use. */
+export function loadCatalogs(): ReadonlyMap<string, Catalog> {
+  catalogs ??= new Map(
+    readdirSync(LOCALES_DIR)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => [path.basename(file, ".json"), JSON.parse(readFileSync(path.join(LOCALES_DIR, file), "utf8")) as Catalog]),
+  );
+  return catalogs;
+}
+
+export function supportedLanguages(): string[] {
+  return [...loadCatalogs().keys()].sort();
+}
+
+/** `zh-CN`, `ZH_cn` and `zh` all mean `zh`; undefined unless a locale file exists for it. */
+function supported(tag: string): string | undefined {
+  const primary = tag.trim().toLowerCase().replaceAll("_", "-").split("-")[0]!;
+  return loadCatalogs().has(primary) ? primary : undefined;
+}
+
+/** `Accept-Language` preferences by descending q, the header's order breaking ties; q=0 means "not this one". */
+function acceptedLanguages(header: string): string[] {
+  return header
+    .split(",")
+    .map((entry, index) => {
+      const [tag = "", ...params] = entry.split(";").map((s) => s.trim());
+      const q = params.find((p) => /^q\s*=/i.test(p));
+      const quality = q === undefined ? 1 : Number(q.slice(q.indexOf("=") + 1).trim());
+      return { tag, quality: Number.isFinite(quality) ? quality : 0, index };
+    })
+    .filter(({ tag, quality }) => tag !== "" && quality > 0 && quality <= 1)
+    .sort((a, b) => b.quality - a.quality || a.index - b.index)
+    .map(({ tag }) => tag);
+}
+
+/**
+ * The language of a request's messages, also forwarded to the kernel as
+ * `preferredLanguage`: `forwardedProps.iacCode.preferredLanguage` if a locale
+ * exists for it, else the best `Accept-Language` match (`*` is the default),
+ * else the default.
+ */
+export function resolveLanguage(preferred: string | undefined, acceptLanguage: string | undefined): string {
+  const fromPreferred = preferred === undefined ? undefined : supported(preferred);
+  if (fromPreferred) return fromPreferred;
+  for (const tag of acceptedLanguages(acceptLanguage ?? "")) {
+    if (tag === "*") return DEFAULT_LANGUAGE;
+    const language = supported(tag);
+    if (language) return language;
+  }
+  return DEFAULT_LANGUAGE;
+}
+
+/** `{name}` → `params.name`; a placeholder without a value stays as written so the gap is visible. */
+function interpolate(template: string, params: MessageParams): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}
+
+/** The message for `key` in `language`, else in English, else the key itself. */
+export function translate(key: string, language: string, params: MessageParams = {}): string {
+  const all = loadCatalogs();
+  const template = all.get(language)?.[key] ?? all.get(DEFAULT_LANGUAGE)?.[key] ?? key;
+  return interpolate(template, params);
+}
+
+/**
+ * The user-facing text of an error: `<code>.<reason>` when a message exists
+ * for it, else `<code>`. A `detail` (short English, e.g. which field failed)
+ * is appended unless the message already places it.
+ */
+export function messageFor(error: AguiError, language: string): string {
+  const { reason, detail } = error.params;
+  const specific = reason === undefined ? undefined : `${error.code}.${reason}`;
+  const key = specific !== undefined && loadCatalogs().get(DEFAULT_LANGUAGE)?.[specific] !== undefined ? specific : error.code;
+  const message = translate(key, language, error.params);
+  const template = translate(key, DEFAULT_LANGUAGE);
+  return detail !== undefined && !template.includes("{detail}") ? `${message} (${detail})` : message;
+}

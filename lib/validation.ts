@@ -1,0 +1,165 @@
+/**
+ * Admission of one AG-UI RunAgentInput (R-IN, R-EXT). The JSON Schema files
+ * in `schemas/` decide the shape; this file only adds what a schema cannot
+ * say: where `cwd` really points, how many bytes the images decode to, and
+ * whether a new run carries a user message.
+ */
+import { readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { RunAgentInput } from "@ag-ui/core";
+import { AguiError } from "./errors.js";
+import type { Config } from "./config.js";
+import { SCHEMAS_DIR } from "./paths.js";
+import { latestUserMessage } from "./a2a/request-mapping.js";
+
+/** `forwardedProps.iacCode`, as `schemas/iac-code-extension.schema.json` admits it. */
+export interface IacCodeExtension {
+  schemaVersion: 1;
+  rosInvocationId: string;
+  cwd: string;
+  model?: string;
+  llmApiKey?: string;
+  thinking?: { enabled: boolean; effort?: string; budget?: number };
+  userId?: string;
+  channel?: string;
+  preferredLanguage?: string;
+  candidatePresentation?: "standard" | "rich";
+  runMode?: "normal" | "pipeline";
+  pipelineName?: string;
+  cleanupOnly?: boolean;
+  alibabaCloud?: { accessKeyId?: string; accessKeySecret?: string; securityToken?: string; regionId?: string };
+}
+
+export type ValidRunInput = Omit<RunAgentInput, "forwardedProps"> & {
+  forwardedProps: { iacCode: IacCodeExtension } & Record<string, unknown>;
+};
+
+/**
+ * Which message an INVALID_INPUT carries (`INVALID_INPUT.<reason>` in the
+ * locales). Absent means the envelope itself. Wire contract §9 reports
+ * forwardedProps, cwd and tools failures alike, as "forwardedProps".
+ */
+export type InvalidInputReason = "forwardedProps" | "userMessage" | "userContent" | "imageTooLarge" | "imagesTooLarge";
+
+export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
+export const MAX_TOTAL_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const SCHEMA_FILES = ["iac-code-extension.schema.json", "user-message-content.schema.json", "run-agent-input.schema.json"];
+const RUN_INPUT_SCHEMA_ID = "urn:iac-code:agui:schema:run-agent-input:v1";
+
+let validateEnvelope: ValidateFunction | undefined;
+
+function envelopeValidator(): ValidateFunction {
+  if (!validateEnvelope) {
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    for (const file of SCHEMA_FILES) ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMAS_DIR, file), "utf8")));
+    validateEnvelope = ajv.getSchema(RUN_INPUT_SCHEMA_ID);
+    if (!validateEnvelope) throw new Error(`schema ${RUN_INPUT_SCHEMA_ID} not found in ${SCHEMAS_DIR}`);
+  }
+  return validateEnvelope;
+}
+
+function invalid(reason: InvalidInputReason | undefined, detail: string): AguiError {
+  return new AguiError("INVALID_INPUT", reason ? { reason, detail } : { detail });
+}
+
+/** Keys come from the client; cap them so a detail stays a short description. */
+const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 61)}...` : text);
+
+/** ajv's own text, minus anything that would echo a value (patterns and allowed values are ours, not the client's). */
+function describe(error: ErrorObject): string {
+  const where = clip(error.instancePath || "/");
+  switch (error.keyword) {
+    case "additionalProperties":
+      return `${where}: must NOT have additional property "${clip(String(error.params.additionalProperty))}"`;
+    case "pattern":
+      return `${where}: has an unsupported format`;
+    default:
+      return `${where}: ${error.message ?? "is invalid"}`;
+  }
+}
+
+function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | undefined {
+  const missing = error.keyword === "required" ? String(error.params.missingProperty) : undefined;
+  if (/^\/(forwardedProps|tools)(\/|$)/.test(error.instancePath)) return "forwardedProps";
+  if (error.instancePath === "" && (missing === "forwardedProps" || missing === "tools")) return "forwardedProps";
+  const content = /^\/messages\/(\d+)\/content(\/|$)/.exec(error.instancePath);
+  if (!content) return undefined;
+  const messages = (body as { messages: Array<{ role?: unknown }> }).messages;
+  return messages[Number(content[1])]?.role === "user" ? "userContent" : undefined;
+}
+
+/** Relative-path containment, so `/tmpx` is not inside `/tmp` and Windows compares case-insensitively. */
+function isWithin(candidate: string, root: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === "" || (relative.split(path.sep)[0] !== ".." && !path.isAbsolute(relative));
+}
+
+/**
+ * The real path of the deepest existing ancestor, with the missing rest
+ * appended: a workspace may not exist yet (the kernel creates it), but a
+ * symlink on the way must not lead out of the allowed roots.
+ */
+function realPathOf(absolute: string): string {
+  const missing: string[] = [];
+  for (let dir = absolute; ; dir = path.dirname(dir)) {
+    try {
+      return path.join(realpathSync.native(dir), ...missing.reverse());
+    } catch {
+      if (path.dirname(dir) === dir) return absolute;
+      missing.push(path.basename(dir));
+    }
+  }
+}
+
+function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
+  const where = "/forwardedProps/iacCode/cwd";
+  if (!path.isAbsolute(cwd)) throw invalid("forwardedProps", `${where}: must be an absolute path on this platform`);
+  const real = realPathOf(path.resolve(cwd));
+  if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) {
+    throw invalid("forwardedProps", `${where}: is outside the allowed workspace roots`);
+  }
+}
+
+interface InlineImage {
+  type: "image";
+  source: { value: string };
+}
+
+function checkImageSizes(input: ValidRunInput): void {
+  let total = 0;
+  input.messages.forEach((message, m) => {
+    if (message.role !== "user" || typeof message.content === "string") return;
+    message.content.forEach((part, p) => {
+      if (part.type !== "image") return;
+      const where = `/messages/${m}/content/${p}/source/value`;
+      const base64 = (part as InlineImage).source.value;
+      // The schema's pattern checks the alphabet; padded length is checked here (see the schema's $comment).
+      if (base64.length % 4 !== 0) throw invalid("userContent", `${where}: must be padded base64`);
+      const bytes = Buffer.byteLength(base64, "base64");
+      if (bytes > MAX_IMAGE_BYTES) throw invalid("imageTooLarge", `${where}: decodes to more than 8 MiB`);
+      total += bytes;
+      if (total > MAX_TOTAL_IMAGE_BYTES) throw invalid("imagesTooLarge", `${where}: images decode to more than 10 MiB in total`);
+    });
+  });
+}
+
+/**
+ * The body as a ValidRunInput, or an `INVALID_INPUT` AguiError describing the
+ * first problem (`params.detail`, short English, never a submitted value).
+ * The body is returned as is, not copied or normalised.
+ */
+export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds">): ValidRunInput {
+  const validate = envelopeValidator();
+  if (!validate(body)) {
+    const first = validate.errors?.[0];
+    throw first ? invalid(reasonFor(first, body), describe(first)) : invalid(undefined, "/: is invalid");
+  }
+  const input = body as ValidRunInput;
+  checkCwd(input.forwardedProps.iacCode.cwd, config.allowedCwds);
+  checkImageSizes(input);
+  const isResume = (input.resume?.length ?? 0) > 0;
+  if (!isResume && !latestUserMessage(input)) throw invalid("userMessage", "/messages: a new run needs a user message");
+  return input;
+}
