@@ -1,0 +1,122 @@
+/**
+ * The kernel's A2A 1.0 JSON-RPC API (wire contract §1), one method per call.
+ * Every failure is an AguiError (see `rpc-errors.ts`); streams are cold
+ * Observables of each frame's `result`, and end when the kernel closes them.
+ */
+import { randomUUID } from "node:crypto";
+import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
+import type { EventSourceMessage } from "eventsource-client";
+import fetch, { type RequestInit } from "node-fetch";
+import { defer, map, type Observable } from "rxjs";
+import { parseJson, resultOf, resultOfHttp, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
+import { postSse } from "./sse-stream.js";
+
+export { rpcErrorOf, type JsonRpcResult, type RpcError } from "./rpc-errors.js";
+
+export interface A2AClientOptions {
+  /** The kernel's JSON-RPC URL; its other routes (pipeline state) hang below it. */
+  url: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Unary calls, and a stream until its response has started. */
+  requestTimeoutMs?: number;
+}
+
+export class A2AClient {
+  readonly #url: string;
+  // A private field, so that inspecting or logging the client never shows it.
+  readonly #token: string | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: A2AClientOptions) {
+    this.#url = options.url;
+    this.#token = options.token;
+    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+  }
+
+  /** SendStreamingMessage: each SSE `data:` frame's `result`, in order; completes when the kernel closes the stream. */
+  sendStreamingMessage(params: unknown): Observable<JsonRpcResult> {
+    return this.#stream("SendStreamingMessage", params);
+  }
+
+  /** SubscribeToTask: a Task snapshot, then live events; stays open while the task is parked. */
+  subscribeToTask(taskId: string): Observable<JsonRpcResult> {
+    return this.#stream("SubscribeToTask", { id: taskId });
+  }
+
+  sendMessage(params: unknown): Promise<JsonRpcResult> {
+    return this.#call("SendMessage", params);
+  }
+
+  /** The bare Task. */
+  getTask(taskId: string, historyLength = 100): Promise<JsonRpcResult> {
+    return this.#call("GetTask", { id: taskId, historyLength });
+  }
+
+  /** The Task in TASK_STATE_CANCELED; -32002 (see rpcErrorOf) when it cannot be canceled. */
+  cancelTask(taskId: string): Promise<JsonRpcResult> {
+    return this.#call("CancelTask", { id: taskId });
+  }
+
+  /** GET <base>/iac-code/pipeline/state; undefined on 404, which means "nothing to recover". */
+  async getPipelineState(taskId: string, afterSequence: number): Promise<unknown | undefined> {
+    const base = this.#url.endsWith("/") ? this.#url : `${this.#url}/`;
+    const url = new URL("iac-code/pipeline/state", base);
+    url.search = new URLSearchParams({ taskId, afterSequence: String(afterSequence) }).toString();
+    const { status, text } = await this.#fetch(url.toString(), { method: "GET", headers: this.#headers("application/json") });
+    if (status === 404) return undefined;
+    if (status < 200 || status >= 300) throw unavailable(new Error(`HTTP ${status}: ${text.slice(0, 200)}`), status);
+    return parseJson(text);
+  }
+
+  #stream(method: string, params: unknown): Observable<JsonRpcResult> {
+    // defer: each subscription is its own POST, with its own request id.
+    return defer(() =>
+      postSse({
+        url: this.#url,
+        headers: this.#headers("text/event-stream"),
+        body: envelope(method, params),
+        connectTimeoutMs: this.#timeoutMs,
+      }),
+    ).pipe(map(resultOfRecord));
+  }
+
+  async #call(method: string, params: unknown): Promise<JsonRpcResult> {
+    const { status, text } = await this.#fetch(this.#url, {
+      method: "POST",
+      headers: this.#headers("application/json"),
+      body: envelope(method, params),
+    });
+    return resultOfHttp(status, text);
+  }
+
+  /** One request, body included, within the timeout; failing to get an answer is A2A_UNAVAILABLE. */
+  async #fetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+    try {
+      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
+      return { status: response.status, text: await response.text() };
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  #headers(accept: string): Record<string, string> {
+    return {
+      [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION,
+      "Content-Type": "application/json",
+      Accept: accept,
+      ...(this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` }),
+    };
+  }
+}
+
+function envelope(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params });
+}
+
+/** One SSE record → its `result`; `event: error` records are the kernel's mid-stream errors. */
+function resultOfRecord({ event, data }: EventSourceMessage): JsonRpcResult {
+  const frame = parseJson(data);
+  if (event === "error") throw streamErrorOf(frame);
+  return resultOf(frame);
+}

@@ -1,0 +1,109 @@
+/**
+ * What a kernel answer means: the `result` of a JSON-RPC response, or the
+ * AguiError it stands for. Every path of the client (unary, pre-stream,
+ * mid-stream) reads kernel answers through here, so they fail alike.
+ */
+import { AguiError, type ErrorCode, type MessageParams } from "../errors.js";
+
+/** A JSON-RPC 2.0 error object. `data` is, from `@a2a-js/sdk`, an array of `google.rpc.ErrorInfo`. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The `result` of one JSON-RPC response or stream frame, as wire JSON. */
+export type JsonRpcResult = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function isRpcError(value: unknown): value is RpcError {
+  return isObject(value) && typeof value.code === "number" && typeof value.message === "string";
+}
+
+/**
+ * The kernel's JSON-RPC error behind an AguiError, if there was one, so a
+ * caller can react to a code (-32001 task not found, -32002 not cancelable)
+ * without reading messages.
+ */
+export function rpcErrorOf(error: AguiError): RpcError | undefined {
+  return isRpcError(error.cause) ? error.cause : undefined;
+}
+
+/**
+ * The kernel signals "session backup still syncing" in `error.data`, either
+ * as the object of the wire contract (§2) or, when it goes through the SDK's
+ * error mapping, as an ErrorInfo whose `reason` carries the code.
+ */
+function isBackupNotReady(data: unknown): boolean {
+  const entries = Array.isArray(data) ? data : [data];
+  return entries.some(
+    (entry) =>
+      isObject(entry) &&
+      ((entry.code === "SESSION_BACKUP_NOT_READY" && entry.retryable === true) ||
+        entry.reason === "SESSION_BACKUP_NOT_READY"),
+  );
+}
+
+// Only the code and the kernel's own message travel in params; `data` can
+// hold arbitrary metadata, so it stays in `cause`, which is for logs.
+const rpcParams = (rpc: RpcError): MessageParams => ({ rpcCode: rpc.code, detail: rpc.message.slice(0, 500) });
+
+/** A JSON-RPC error object answered by the kernel, before or during a stream. */
+export function executionFailed(rpc: RpcError): AguiError {
+  const code: ErrorCode = isBackupNotReady(rpc.data) ? "SESSION_BACKUP_NOT_READY" : "A2A_EXECUTION_FAILED";
+  return new AguiError(code, rpcParams(rpc), { cause: rpc });
+}
+
+/** The kernel could not be reached or answered outside JSON-RPC (non-2xx, timeout, cut connection). */
+export function unavailable(cause: unknown, httpStatus?: number): AguiError {
+  const params: MessageParams = httpStatus === undefined ? {} : { httpStatus };
+  // A 500 from the SDK still carries a JSON-RPC error; keep it so rpcErrorOf sees it.
+  if (isObject(cause) && isRpcError(cause.error)) {
+    return new AguiError("A2A_UNAVAILABLE", { ...params, ...rpcParams(cause.error) }, { cause: cause.error });
+  }
+  return new AguiError("A2A_UNAVAILABLE", params, { cause });
+}
+
+export function protocolError(cause: unknown): AguiError {
+  return new AguiError("A2A_PROTOCOL_ERROR", {}, { cause });
+}
+
+/** `result` of a parsed JSON-RPC response; throws the AguiError it stands for otherwise. */
+export function resultOf(response: unknown): JsonRpcResult {
+  if (isObject(response)) {
+    if (isRpcError(response.error)) throw executionFailed(response.error);
+    if (isObject(response.result)) return response.result;
+  }
+  throw protocolError(new Error("JSON-RPC response with neither an object `result` nor an `error`"));
+}
+
+/** An `event: error` record: a JSON-RPC error response, or (as the SDK's docs show it) a bare error object. */
+export function streamErrorOf(record: unknown): AguiError {
+  const rpc = isObject(record) && "error" in record ? record.error : record;
+  return isRpcError(rpc) ? executionFailed(rpc) : protocolError(new Error("`event: error` record without a JSON-RPC error"));
+}
+
+/** A JSON (not SSE) HTTP answer of the kernel → its JSON-RPC `result`, or the AguiError it stands for. */
+export function resultOfHttp(status: number, text: string): JsonRpcResult {
+  if (status < 200 || status >= 300) {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
+    }
+    throw unavailable(body, status);
+  }
+  return resultOf(parseJson(text));
+}
+
+/** JSON text → value; text that is not JSON is a protocol error. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw protocolError(error);
+  }
+}

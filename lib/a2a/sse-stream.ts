@@ -1,0 +1,119 @@
+/**
+ * One POST whose answer is an SSE stream, as an Observable of its records.
+ *
+ * `eventsource-client` is made for GET streams that live forever: it
+ * reconnects when the body ends, retries a failed fetch silently, and reads
+ * any status and content type as a stream. A JSON-RPC stream is none of
+ * that, so the fetch it gets is wrapped and every reconnect is refused.
+ *
+ *   POST → 200 text/event-stream, records a b, body ends   --a--b--|
+ *   POST → JSON (any status), or fetch fails, or times out  --#  (AguiError)
+ *   body cut by the transport (chunked body without end)   --a--#  (A2A_UNAVAILABLE)
+ *   unsubscribe                                            the fetch is aborted
+ */
+import { Readable } from "node:stream";
+import { Observable } from "rxjs";
+import { createEventSource, type EventSourceMessage, type FetchLike, type FetchLikeInit } from "eventsource-client";
+import fetch from "node-fetch";
+import { AguiError } from "../errors.js";
+import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
+
+export interface SsePost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Until the response headers (or a JSON error body) have arrived. */
+  connectTimeoutMs: number;
+}
+
+/** Records of the stream in order; completes when the server ends the body. Each subscription is one POST. */
+export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Observable<EventSourceMessage> {
+  return new Observable<EventSourceMessage>((subscriber) => {
+    // Why the body ended early, if the transport cut it (see guardBody).
+    let cut: unknown;
+
+    const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
+
+    const guardedFetch: FetchLike = async (input, init) => {
+      const closed = init?.signal as AbortSignal;
+      const attempt = new AbortController();
+      const abort = () => attempt.abort();
+      closed.addEventListener("abort", abort, { once: true });
+      const timer = setTimeout(abort, connectTimeoutMs);
+      try {
+        const response = await fetch(input, { ...fetchInit(init), signal: attempt.signal });
+        if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.ok) {
+          resultOfHttp(response.status, await response.text());
+          throw protocolError(new Error("a streaming call was answered with a JSON result"));
+        }
+        return {
+          body: guardBody(response.body, (error) => (cut = error)),
+          url: response.url,
+          status: response.status,
+          redirected: response.redirected,
+        };
+      } catch (error) {
+        // After close() the abort is ours; eventsource-client ignores it too.
+        if (!closed.aborted) {
+          fail(attempt.signal.aborted ? new Error(`no answer within ${connectTimeoutMs} ms`, { cause: error }) : error);
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    const source = createEventSource({
+      url,
+      method: "POST",
+      headers,
+      body,
+      fetch: guardedFetch,
+      onMessage: (message) => subscriber.next(message),
+      // Called when the body has ended, right after a reconnect was
+      // scheduled (the POST would be sent again): close() clears that timer.
+      onDisconnect: () => {
+        source.close();
+        if (cut === undefined) subscriber.complete();
+        else fail(cut);
+      },
+      // Every reconnect is refused: a POST must not be re-sent. The end of
+      // the body also passes here, with onDisconnect following synchronously;
+      // a failure the wrapper did not see does not, and must not leave the
+      // subscriber waiting.
+      onScheduleReconnect: () => {
+        source.close();
+        queueMicrotask(() => {
+          if (!subscriber.closed) fail(new Error("the SSE stream failed"));
+        });
+      },
+    });
+
+    return () => source.close();
+  });
+}
+
+/** eventsource-client's request options, narrowed to what node-fetch takes. */
+function fetchInit(init: FetchLikeInit | undefined) {
+  return { method: init?.method, headers: init?.headers, body: init?.body, redirect: init?.redirect };
+}
+
+/**
+ * A read error must not reach eventsource-client: node's `Readable.toWeb`
+ * turns a body cut by the transport (node-fetch: "Premature close") into an
+ * AbortError, which the client takes for its own close() and ignores: no
+ * event, no reconnect, the stream would hang. So the body ends instead,
+ * after every chunk before the cut, and the cause is handed to `onError`.
+ */
+function guardBody(body: NodeJS.ReadableStream | null, onError: (error: unknown) => void): Readable | null {
+  if (!body) return null;
+  return Readable.from(
+    (async function* () {
+      try {
+        yield* body;
+      } catch (error) {
+        onError(error);
+      }
+    })(),
+  );
+}
