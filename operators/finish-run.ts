@@ -16,14 +16,18 @@ export interface FinishRunOptions {
   describe: (error: AguiError) => string;
 }
 
+export const runErrorEvent = (error: AguiError, describe: FinishRunOptions["describe"]): AGUIEvent => ({
+  type: EventType.RUN_ERROR,
+  code: error.code,
+  message: describe(error),
+});
+
 export function finishRun({ threadId, runId, describe }: FinishRunOptions): OperatorFunction<RunItem, AGUIEvent> {
   return mergeMap((item): AGUIEvent[] => {
     if (!isSignal(item)) return [item];
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};
-    if (item.error) {
-      return [{ type: EventType.RUN_ERROR, code: item.error.code, message: describe(item.error), ...usage }];
-    }
+    if (item.error) return [{ ...runErrorEvent(item.error, describe), ...usage }];
     return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, ...usage }];
   });
 }

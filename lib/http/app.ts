@@ -1,0 +1,76 @@
+/**
+ * The HTTP surface (R-HTTP): `GET /health`, `POST /` (a RunAgentInput in,
+ * an SSE stream of AG-UI events out). Everything that can go wrong before
+ * the stream starts is answered as `{"error": {"code", "message"}}` with the
+ * status of the wire contract §9, in the request's language; once the
+ * stream has started, failures are `RUN_ERROR` events (see `run.ts`).
+ */
+import { randomUUID } from "node:crypto";
+import { PROTOCOL_VERSION } from "@ag-ui/core";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
+import type { A2AClient } from "../a2a/client.js";
+import type { Config } from "../config.js";
+import { AguiError, toAguiError } from "../errors.js";
+import { messageFor, resolveLanguage } from "../i18n/index.js";
+import { runAgent } from "../run.js";
+import { validateRunInput } from "../validation.js";
+import { bearerAuth } from "./auth.js";
+import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
+import { pipeToSse } from "./sse-sink.js";
+import { SERVICE_VERSION } from "../version.js";
+
+export interface AppDependencies {
+  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs">;
+  a2a: A2AClient;
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** The language of a request whose body may not have passed validation (yet). */
+function requestLanguage(req: Request): string {
+  const body: unknown = req.body;
+  const preferred = (body as { forwardedProps?: { iacCode?: { preferredLanguage?: unknown } } } | undefined)?.forwardedProps?.iacCode
+    ?.preferredLanguage;
+  return resolveLanguage(typeof preferred === "string" ? preferred : undefined, req.get("accept-language"));
+}
+
+export function sendError(res: Response, error: AguiError, language: string): void {
+  res.status(error.httpStatus).json({ error: { code: error.code, message: messageFor(error, language) } });
+}
+
+export function createApp({ config, a2a, log = () => {} }: AppDependencies): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.use(bearerAuth(config.authToken));
+
+  app.get("/health", (_req, res) => {
+    res.json({
+      status: "ok",
+      protocol: "ag-ui",
+      protocolVersion: PROTOCOL_VERSION,
+      executionKernel: "a2a-1.0",
+      version: SERVICE_VERSION,
+    });
+  });
+
+  const startRun: RequestHandler = (req, res) => {
+    const input = validateRunInput(req.body, config);
+    const language = resolveLanguage(input.forwardedProps.iacCode.preferredLanguage, req.get("accept-language"));
+    const run$ = runAgent(
+      { input, language, executionId: randomUUID() },
+      { a2a, heartbeatMs: config.heartbeatMs, onCancelFailed: (taskId, error) => log(`CancelTask ${taskId} failed`, error) },
+    );
+    pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error));
+  };
+  app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
+
+  app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
+
+  const answerErrors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    const agui = toAguiError(error);
+    if (agui.code === "INTERNAL_ERROR") log(`${req.method} ${req.path} failed`, error);
+    if (res.headersSent) return res.end();
+    sendError(res, agui, requestLanguage(req));
+  };
+  app.use(answerErrors);
+  return app;
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+/** `iac-code-agui [flags]`: configuration from flags and environment (see `config.ts`). */
+import { ConfigError, loadConfig } from "./config.js";
+import { startService } from "./server.js";
+
+const log = (message: string, error?: unknown) =>
+  console.error(`[iac-code-agui] ${message}${error instanceof Error ? `: ${error.message}` : ""}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.argv.slice(2));
+  const service = await startService(config, log);
+  const kernel = service.embeddedKernel ? `embedded demo kernel at ${service.kernelUrl}` : `kernel at ${service.kernelUrl}`;
+  console.log(`iac-code-agui listening on ${service.url} (${kernel})`);
+  const stop = () => void service.close().then(() => process.exit(0));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(`iac-code-agui: ${error.message}`);
+    process.exit(2);
+  }
+  log("failed to start", error);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+/**
+ * Starts the service: the HTTP app on its port, in front of the configured
+ * kernel — or, when no kernel URL is configured, in front of the embedded
+ * demo kernel, which it starts on a loopback port and reaches over HTTP like
+ * any other kernel.
+ */
+import type { AddressInfo } from "node:net";
+import { A2AClient } from "./a2a/client.js";
+import type { Config } from "./config.js";
+import { createApp } from "./http/app.js";
+import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
+
+export interface RunningService {
+  url: string;
+  kernelUrl: string;
+  /** Set when the service started its own demo kernel. */
+  embeddedKernel: ReplayKernel | undefined;
+  close(): Promise<void>;
+}
+
+export async function startService(
+  config: Config,
+  log: (message: string, error?: unknown) => void = () => {},
+): Promise<RunningService> {
+  const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
+  const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
+  const a2a = new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) });
+  const app = createApp({ config, a2a, log });
+
+  const server = await new Promise<import("node:http").Server>((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+
+  return {
+    url: `http://${host}:${port}`,
+    kernelUrl,
+    embeddedKernel,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await embeddedKernel?.close();
+    },
+  };
+}
