@@ -1,0 +1,58 @@
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { ConfigError, DEFAULT_INTERRUPT_TTL_S, checkLoopbackUrl, flagName, loadConfig } from "../../lib/config.js";
+
+describe("loadConfig", () => {
+  it("has the documented defaults", () => {
+    const config = loadConfig([], {});
+    expect(config).toEqual({
+      host: "127.0.0.1", port: 8080, a2aUrl: undefined, a2aToken: undefined, authToken: undefined,
+      stateDir: path.join(os.homedir(), ".config", "agui"),
+      allowedCwds: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
+      heartbeatMs: 15_000, interruptTtlS: DEFAULT_INTERRUPT_TTL_S,
+    });
+  });
+
+  it("puts the state under $XDG_CONFIG_HOME when it is set", () => {
+    expect(loadConfig([], { XDG_CONFIG_HOME: "/xdg" }).stateDir).toBe(path.resolve("/xdg/agui"));
+  });
+
+  it("reads every IAC_CODE_AGUI_* variable", () => {
+    const config = loadConfig([], {
+      IAC_CODE_AGUI_HOST: "0.0.0.0", IAC_CODE_AGUI_PORT: "9000", IAC_CODE_AGUI_A2A_URL: "http://localhost:41242/",
+      IAC_CODE_AGUI_A2A_TOKEN: "kt", IAC_CODE_AGUI_AUTH_TOKEN: "at", IAC_CODE_AGUI_STATE_DIR: "/var/lib/agui",
+      IAC_CODE_AGUI_ALLOWED_CWDS: ["/srv/a", "/srv/b"].join(path.delimiter), IAC_CODE_AGUI_HEARTBEAT_MS: "500", IAC_CODE_AGUI_INTERRUPT_TTL_S: "0",
+    });
+    expect(config).toEqual({
+      host: "0.0.0.0", port: 9000, a2aUrl: "http://localhost:41242/", a2aToken: "kt", authToken: "at", stateDir: "/var/lib/agui",
+      allowedCwds: ["/srv/a", "/srv/b"], heartbeatMs: 500, interruptTtlS: 0,
+    });
+  });
+
+  it("takes each setting as a CLI flag too, the flag winning over the environment", () => {
+    const config = loadConfig(["--port", "9100", "--heartbeat-ms=250", "--a2a-url", "http://127.0.0.2:1/"], { IAC_CODE_AGUI_PORT: "9000" });
+    expect(config).toMatchObject({ port: 9100, heartbeatMs: 250, a2aUrl: "http://127.0.0.2:1/" });
+    expect(flagName("IAC_CODE_AGUI_INTERRUPT_TTL_S")).toBe("--interrupt-ttl-s");
+  });
+
+  it("refuses unknown flags, missing values and bad numbers with a clear message", () => {
+    expect(() => loadConfig(["--prot", "1"], {})).toThrow(/Unknown flag --prot/);
+    expect(() => loadConfig(["--port"], {})).toThrow(/needs a value/);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_HEARTBEAT_MS: "0" })).toThrow(/IAC_CODE_AGUI_HEARTBEAT_MS must be an integer ≥ 1/);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_PORT: "http" })).toThrow(ConfigError);
+  });
+});
+
+describe("checkLoopbackUrl (R-CON-2)", () => {
+  it.each(["http://127.0.0.1:41242/", "http://localhost:1/", "https://[::1]:8443/", "http://127.8.9.10/"])("accepts %s", (url) => {
+    expect(checkLoopbackUrl(url)).toBe(new URL(url).toString());
+  });
+
+  it.each(["http://10.0.0.5:41242/", "http://example.com/", "http://127.0.0.1.nip.io/", "http://0.0.0.0:1/", "ftp://127.0.0.1/", "not a url"])(
+    "refuses %s",
+    (url) => {
+      expect(() => checkLoopbackUrl(url)).toThrow(ConfigError);
+    },
+  );
+});
