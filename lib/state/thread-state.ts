@@ -1,0 +1,63 @@
+/**
+ * What the service remembers about one AG-UI thread, between runs and
+ * across restarts (R-PER-1, wire contract §8). It is deliberately small and
+ * holds no conversation text and no credentials (R-PER-3): ids, digests, the
+ * pipeline cursor, and the public projection of pending interrupts.
+ */
+
+export const THREAD_STATE_SCHEMA_VERSION = 1;
+
+/**
+ * The only fields of a kernel input projection (`metadata.iac_code.input`,
+ * `pendingPermissions[]`) that are kept, persisted and shown (contract §5).
+ * Everything else a kernel sends in a projection is dropped on arrival.
+ */
+export const KEPT_INPUT_FIELDS = [
+  "schemaVersion", "kind", "requestTaskId", "contextId", "inputId", "toolUseId", "toolName", "title", "purpose",
+  "effect", "target", "isReadOnly", "prompt", "safeSummary", "options", "language", "deploymentSummary", "scope",
+  "subPipelineId", "operation", "displayParameters", "allowFreeText", "freeTextPrompt", "required", "selector",
+] as const;
+
+export type InputProjection = { inputId: string; kind?: string } & Partial<Record<(typeof KEPT_INPUT_FIELDS)[number], unknown>>;
+
+export interface PendingInput {
+  /** The kept projection fields; `inputId` is always set (generated when the kernel sent none). */
+  value: InputProjection;
+  /** Sub-pipeline waits are answered out of band (contract §5). */
+  sideband: boolean;
+  /** ISO 8601 with `Z`; absent when expiry is disabled (TTL 0). */
+  expiresAt?: string;
+}
+
+export interface ExecutionState {
+  executionId: string;
+  rosInvocationId: string;
+  taskId: string | null;
+  /** The task of the previous execution, kept so a late cancel can still find it. */
+  lastTaskId: string | null;
+  pipelineSequence: number;
+  pipelineOpenSteps: string[];
+  /** SHA-256 (lowercase hex) of the full text of each message sent in this execution (contract §6). */
+  textSnapshotDigests: string[];
+  pending: Record<string, PendingInput>;
+}
+
+export interface AppliedResume {
+  executionId: string;
+  interruptId: string;
+  digest: string;
+}
+
+export interface ThreadState {
+  schemaVersion: typeof THREAD_STATE_SCHEMA_VERSION;
+  threadId: string;
+  contextId: string;
+  cwd: string;
+  userId: string | null;
+  iacCodeSessionId: string | null;
+  execution: ExecutionState;
+  /** runId → canonical digest of the request (credentials removed). */
+  runDigests: Record<string, string>;
+  appliedResumeDigests: AppliedResume[];
+  terminalExecutionIds: string[];
+}
