@@ -4,6 +4,7 @@
  * `run-end` signal and completes the stream, which also closes the
  * upstream SSE:
  *
+ *   inputs not yet answered     → run-end with those inputs (an interrupt), at any state
  *   completed, input-required   → run-end (success)
  *   canceled                    → run-end CANCELLED
  *   failed, rejected, auth-req. → run-end A2A_EXECUTION_FAILED
@@ -15,7 +16,7 @@
  */
 import { Observable, type OperatorFunction } from "rxjs";
 import { AguiError, toAguiError } from "../lib/errors.js";
-import type { KernelSignal, TaskStateName } from "./kernel-signal.js";
+import type { KernelInput, KernelSignal, TaskStateName } from "./kernel-signal.js";
 
 const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
 const FAILURE_STATES = new Set<TaskStateName>(["failed", "rejected", "auth-required"]);
@@ -29,7 +30,14 @@ function endFor(state: TaskStateName): KernelSignal | undefined {
   return undefined;
 }
 
-export function endRunOnTaskState(): OperatorFunction<KernelSignal, KernelSignal> {
+export interface EndRunOptions {
+  /** True for an input the thread already answered: a kernel may still repeat it in a snapshot. */
+  isAnswered?: (inputId: string) => boolean;
+}
+
+const inputIdOf = (input: KernelInput) => (typeof input.projection.inputId === "string" ? input.projection.inputId : "");
+
+export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = {}): OperatorFunction<KernelSignal, KernelSignal> {
   return (source) =>
     new Observable<KernelSignal>((subscriber) => {
       const end = (signal: KernelSignal) => {
@@ -38,6 +46,11 @@ export function endRunOnTaskState(): OperatorFunction<KernelSignal, KernelSignal
       };
       const subscription = source.subscribe({
         next: (signal) => {
+          if (signal.kind === "inputs") {
+            const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
+            if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });
+            return;
+          }
           subscriber.next(signal);
           const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
           if (settled) end(settled);

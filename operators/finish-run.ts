@@ -1,6 +1,7 @@
 /**
- * The `run-end` signal → `RUN_FINISHED {outcome: success}` or `RUN_ERROR
- * {code, message}`, with the run's usage. This is the last stage that sees
+ * The `run-end` signal → `RUN_FINISHED` (outcome `success`, or `interrupt`
+ * with the committed interrupts) or `RUN_ERROR {code, message}`, with the
+ * run's usage. This is the last stage that sees
  * kernel signals: whatever no projector claimed (task ids, states) stops
  * here, so what leaves is AG-UI events only.
  */
@@ -28,6 +29,7 @@ export function finishRun({ threadId, runId, describe }: FinishRunOptions): Oper
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};
     if (item.error) return [{ ...runErrorEvent(item.error, describe), ...usage }];
-    return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, ...usage }];
+    const outcome = item.interrupts?.length ? { type: "interrupt" as const, interrupts: item.interrupts } : { type: "success" as const };
+    return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome, ...usage }];
   });
 }

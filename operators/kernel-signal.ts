@@ -3,7 +3,7 @@
  * downstream of `toKernelSignals` switches on `kind`; a new kind fails to
  * compile until each `switch` handles it (see `assertNever`).
  */
-import type { AGUIEvent, TokenUsage } from "@ag-ui/core";
+import type { AGUIEvent, Interrupt, TokenUsage } from "@ag-ui/core";
 import type { AguiError } from "../lib/errors.js";
 
 /** Task states, normalised from `TASK_STATE_INPUT_REQUIRED` / `input-required` spellings. */
@@ -19,6 +19,14 @@ export type TaskStateName =
   | "unknown";
 
 export type ToolStatus = "started" | "input_complete" | "completed" | "failed";
+
+/** A `required: true` input projection the kernel is waiting on (contract §5). */
+export interface KernelInput {
+  /** As the kernel sent it; the run keeps only the allowlisted fields before storing or showing it. */
+  projection: Record<string, unknown>;
+  /** Answered out of band (`SendMessage`), as sub-pipeline waits are. */
+  sideband: boolean;
+}
 
 export type KernelSignal =
   /** The A2A task this run drives is known (first Task frame or any update). */
@@ -38,13 +46,26 @@ export type KernelSignal =
   | { kind: "usage"; usage: TokenUsage }
   | { kind: "artifact"; artifact: Record<string, unknown> }
   | { kind: "task-state"; state: TaskStateName }
+  /** The kernel waits for input (`input` / `pendingPermissions`): the run pauses at an interrupt. */
+  | { kind: "inputs"; inputs: KernelInput[] }
   /**
    * The run is over: the last signal of every run, emitted by
    * `endRunOnTaskState`. `kernelSettled` says the kernel itself reported a
    * terminal (or input-required) state; when false the task may still be
    * running upstream and the caller cancels it.
    */
-  | { kind: "run-end"; error: AguiError | undefined; kernelSettled: boolean; usage?: TokenUsage[] };
+  | {
+      kind: "run-end";
+      error: AguiError | undefined;
+      kernelSettled: boolean;
+      usage?: TokenUsage[];
+      /** The inputs the run pauses on, as the kernel sent them. */
+      inputs?: KernelInput[];
+      /** Digests of the full text of every message of this run (contract §6), for the resume after. */
+      textDigests?: string[];
+      /** The committed interrupts, once persisted: only then is the pause announced (R-INT-3). */
+      interrupts?: Interrupt[];
+    };
 
 export type SignalOf<K extends KernelSignal["kind"]> = Extract<KernelSignal, { kind: K }>;
 

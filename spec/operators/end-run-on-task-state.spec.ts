@@ -73,4 +73,21 @@ describe("endRunOnTaskState", () => {
       expectObservable(signals.pipe(endRunOnTaskState())).toBe("abc", { a: state("submitted"), b: state("working"), c: state("unknown") });
     });
   });
+
+  it("ends the run at unanswered inputs, whatever the task state, keeping the inputs", () => {
+    const permission = { projection: { inputId: "p1", kind: "permission", required: true }, sideband: false };
+    const answered = { projection: { inputId: "q0", kind: "question", required: true }, sideband: false };
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b-c", {
+        a: state("working"),
+        b: { kind: "inputs", inputs: [answered] } as KernelSignal,
+        c: { kind: "inputs", inputs: [answered, permission] } as KernelSignal,
+      });
+      expectObservable(signals.pipe(endRunOnTaskState({ isAnswered: (id) => id === "q0" }))).toBe("a---(e|)", {
+        a: state("working"),
+        e: { kind: "run-end", error: undefined, kernelSettled: true, inputs: [permission] },
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^---!");
+    });
+  });
 });

@@ -1,7 +1,8 @@
 import { describe, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import type { RunItem } from "../../operators/kernel-signal.js";
-import { projectText } from "../../operators/project-text.js";
+import { projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
+import { expect } from "@jest/globals";
 import { marbles } from "../support/marbles.js";
 
 const delta = (text: string, messageId: string | null = "m1"): RunItem => ({ kind: "text", messageId: messageId ?? undefined, text, source: "delta" });
@@ -70,5 +71,55 @@ describe("projectText", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("abc", { a: other, b: delta(""), c: event }).pipe(project())).toBe("a-c", { a: other, c: event });
     });
+  });
+
+  it("puts the digest of each message's full text on the run end", () => {
+    const runEnd: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b---c----e", { a: delta("Hel"), b: delta("lo"), c: delta("Bye", "m2"), e: runEnd }).pipe(project())).toBe(
+        "(sc)d---(etx)y",
+        {
+          s: start("m1"), c: content("m1", "Hel"), d: content("m1", "lo"), e: end("m1"), t: start("m2"), x: content("m2", "Bye"),
+          y: { ...runEnd, textDigests: [textDigest("Hello"), textDigest("Bye")] },
+        } as Record<string, unknown>,
+      );
+    });
+  });
+});
+
+describe("projectText after a resume", () => {
+  const resumed = (known: string[]) => projectText({ newMessageId: () => "assistant-gen", knownDigests: new Set(known.map(textDigest)) });
+
+  it("sends only the suffix when a message's first text repeats what the client already has", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("I will deploy. Done: stack created."), b: delta(" Bye") }).pipe(resumed(["I will deploy."]))).toBe(
+        "(sc)d",
+        { s: start("m1"), c: content("m1", " Done: stack created."), d: content("m1", " Bye") },
+      );
+    });
+  });
+
+  it("sends nothing for a repeated text with no new suffix, and then streams normally", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("Already shown"), b: delta("new") }).pipe(resumed(["Already shown"]))).toBe("----(sc)", {
+        s: start("m1"), c: content("m1", "new"),
+      });
+    });
+  });
+
+  it("checks only the first text of each message: a later delta equal to old text is new text", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a---b", { a: delta("fresh"), b: delta("old") }).pipe(resumed(["old"]))).toBe("(sc)d", {
+        s: start("m1"), c: content("m1", "fresh"), d: content("m1", "old"),
+      });
+    });
+  });
+});
+
+describe("replayedPrefixLength", () => {
+  it("finds the longest known prefix, counting by characters (UTF-16 length of the prefix)", () => {
+    expect(replayedPrefixLength("日本語のテキスト🚀 and more", new Set(["日本", "日本語のテキスト🚀"].map(textDigest)))).toBe("日本語のテキスト🚀".length);
+    expect(replayedPrefixLength("abc", new Set([textDigest("x")]))).toBe(0);
+    expect(replayedPrefixLength("abc", new Set())).toBe(0);
   });
 });
