@@ -1,0 +1,177 @@
+/**
+ * A lowdb `Adapter` for small JSON files that hold state worth protecting.
+ *
+ * lowdb's stock `JSONFile` writes through steno, which is not enough here:
+ * - the file is created with the default mode (0666 minus umask, usually
+ *   world-readable 0644), while thread state must be 0600;
+ * - nothing is fsync'ed, neither the data nor the directory entry, so after
+ *   a power loss the rename can survive while the data does not, leaving an
+ *   empty or truncated file;
+ * - its temp name is fixed (`.<name>.tmp`) and opened without O_EXCL or
+ *   O_NOFOLLOW, so a symlink planted there redirects the write, and two
+ *   writers share one temp file;
+ * - reads follow symlinks.
+ *
+ * Here a write goes to a fresh, uniquely named temp file in the same
+ * directory (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), is fsync'ed, renamed over the
+ * target (rename replaces a symlink at the target, it never writes through
+ * it), and the directory is fsync'ed so the rename itself is durable. A read
+ * refuses a symlink and anything that is not a regular file.
+ *
+ * On Windows O_NOFOLLOW does not exist and directories cannot be fsync'ed:
+ * there the adapter is atomic but not hardened.
+ */
+import { constants } from "node:fs";
+import { lstat, open, opendir, rename, unlink, type FileHandle } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import type { Adapter } from "lowdb";
+
+/** State files are small; anything bigger is not ours and is not read into memory. */
+export const MAX_JSON_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A temp file younger than this may belong to a write in progress (possibly
+ * in another process); only older ones are swept. A write that stalls longer
+ * loses its temp file and fails, it never lands a partial file.
+ */
+export const STRAY_TEMP_AGE_MS = 60_000;
+
+const IS_WINDOWS = process.platform === "win32";
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// A FIFO at the path would block an ordinary open forever; with O_NONBLOCK it opens and fstat rejects it.
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+/**
+ * Temp names end in `.tmp`, never `.json`, and contain `~`, which no raw
+ * state stem does, so a temp file can never be read as state.
+ */
+const TEMP_NAME = /^~tmp-\d+-[0-9a-f]{16}\.tmp$/;
+
+function tempName(): string {
+  return `~tmp-${process.pid}-${randomBytes(8).toString("hex")}.tmp`;
+}
+
+export type JsonFileProblem = "symlink" | "not-regular" | "too-large" | "invalid-json" | "not-object" | "io";
+
+/** What went wrong with the file, never what was in it. */
+export class JsonFileError extends Error {
+  override name = "JsonFileError";
+
+  constructor(
+    readonly problem: JsonFileProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  if (IS_WINDOWS) return;
+  const handle = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some file systems cannot sync a directory at all; the rename is then as durable as they allow.
+    if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The top level must be a JSON object. This also keeps lowdb's `Low.read`
+ * honest: it ignores falsy data, so a file holding `null`, `0` or `false`
+ * would otherwise pass for a missing file.
+ */
+export class AtomicJsonFile<T extends object> implements Adapter<T> {
+  readonly #file: string;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  async read(): Promise<T | null> {
+    let handle: FileHandle;
+    try {
+      handle = await open(this.#file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    } catch (error) {
+      if (errno(error) === "ENOENT") return null;
+      // Linux says ELOOP for O_NOFOLLOW on a symlink, FreeBSD EMLINK.
+      if (errno(error) === "ELOOP" || errno(error) === "EMLINK") throw new JsonFileError("symlink", "is a symbolic link", { cause: error });
+      throw new JsonFileError("io", `cannot be opened (${errno(error) ?? "error"})`, { cause: error });
+    }
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw new JsonFileError("not-regular", "is not a regular file");
+      if (stats.size > MAX_JSON_FILE_BYTES) throw new JsonFileError("too-large", `is larger than ${MAX_JSON_FILE_BYTES} bytes`);
+      const bytes = await handle.readFile();
+      let data: unknown;
+      try {
+        // Fatal decoding: invalid UTF-8 is corruption, not something to paper over with U+FFFD.
+        data = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      } catch {
+        // The parser's message quotes the text; it is deliberately dropped.
+        throw new JsonFileError("invalid-json", "is not valid UTF-8 JSON");
+      }
+      if (data === null || typeof data !== "object" || Array.isArray(data)) throw new JsonFileError("not-object", "does not hold a JSON object");
+      return data as T;
+    } catch (error) {
+      if (error instanceof JsonFileError) throw error;
+      throw new JsonFileError("io", `cannot be read (${errno(error) ?? "error"})`, { cause: error });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    const text = `${JSON.stringify(data, null, 2)}\n`;
+    const dir = path.dirname(this.#file);
+    const temp = path.join(dir, tempName());
+    let handle: FileHandle | undefined;
+    let created = false;
+    try {
+      handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+      created = true;
+      // The umask can only remove bits; this makes the mode exactly 0600 whatever it is.
+      if (!IS_WINDOWS) await handle.chmod(0o600);
+      await handle.writeFile(text, "utf8");
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await rename(temp, this.#file);
+      created = false;
+      await fsyncDirectory(dir);
+    } catch (error) {
+      await handle?.close().catch(() => undefined);
+      // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
+      if (created) await unlink(temp).catch(() => undefined);
+      throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Removes temp files left in `dir` by writes that never finished (a crash,
+ * a kill). It lists the directory, so it is never on a request's path: the
+ * store runs it in the background. Returns how many files it removed.
+ */
+export async function sweepStrayTempFiles(dir: string, olderThanMs = STRAY_TEMP_AGE_MS): Promise<number> {
+  let removed = 0;
+  const now = Date.now();
+  for await (const entry of await opendir(dir)) {
+    if (!entry.isFile() || !TEMP_NAME.test(entry.name)) continue;
+    const file = path.join(dir, entry.name);
+    try {
+      if (now - (await lstat(file)).mtimeMs < olderThanMs) continue;
+      await unlink(file);
+      removed++;
+    } catch (error) {
+      if (errno(error) !== "ENOENT") throw error;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,46 @@
+/**
+ * The canonical digest of wire contract §8: SHA-256 (lowercase hex) of JSON
+ * with keys sorted at every depth, `,` and `:` separators and non-ASCII kept
+ * as UTF-8, i.e. Python's `json.dumps(v, sort_keys=True, separators=(",", ":"),
+ * ensure_ascii=False)`. Digests are compared with ones the reference adapter
+ * computed, so the text must match Python's byte for byte where it can.
+ */
+import { createHash } from "node:crypto";
+
+/** Python sorts keys by code point; JavaScript's default sort compares UTF-16 units, which differs above U+FFFF. */
+function byCodePoint(a: string, b: string): number {
+  const left = Array.from(a);
+  const right = Array.from(b);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const difference = (left[i]!.codePointAt(0) ?? 0) - (right[i]!.codePointAt(0) ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return left.length - right.length;
+}
+
+function canonicalJson(value: unknown, where: string): string {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    value = (value as { toJSON: () => unknown }).toJSON();
+  }
+  if (value === null || typeof value === "boolean" || typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number") {
+    // Python would write NaN/Infinity, JSON.stringify null: no text both agree on.
+    if (!Number.isFinite(value)) throw new TypeError(`canonicalDigest: non-finite number at ${where}`);
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item, i) => (item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : canonicalJson(item, `${where}/${i}`))).join(",")}]`;
+  }
+  if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined && typeof item !== "function" && typeof item !== "symbol")
+      .sort(([a], [b]) => byCodePoint(a, b));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item, `${where}/${key}`)}`).join(",")}}`;
+  }
+  throw new TypeError(`canonicalDigest: ${typeof value} is not JSON at ${where}`);
+}
+
+/** SHA-256 (lowercase hex) of the canonical JSON text of `value`, as UTF-8. */
+export function canonicalDigest(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value, ""), "utf8").digest("hex");
+}

@@ -1,0 +1,183 @@
+/**
+ * Thread state in one small JSON file per thread,
+ * `<stateDir>/threads/<stem>.json` (R-PER-1, R-PER-2, wire contract §8).
+ *
+ * Nothing is scanned or cached: `load` opens the one file it is asked for,
+ * each time, so admitting a request costs the same with 100,000 threads on
+ * disk as with 10, and a corrupt file blocks only its own thread. lowdb is
+ * the document layer, over `AtomicJsonFile` for secure atomic writes.
+ */
+import { chmod, lstat, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { Low } from "lowdb";
+import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles } from "./atomic-json-adapter.js";
+import { projectThreadState, schemaProblem } from "./thread-state-document.js";
+import { threadFileStem } from "./thread-file-stem.js";
+import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from "./thread-state.js";
+import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
+
+export { threadFileStem } from "./thread-file-stem.js";
+
+export interface FileThreadStoreOptions {
+  stateDir: string;
+}
+
+const IS_WINDOWS = process.platform === "win32";
+
+export class FileThreadStore implements ThreadStore {
+  readonly stateDir: string;
+  readonly threadsDir: string;
+  /**
+   * Leases live in this process only, which is right while one process owns
+   * the state directory. A shared store (several instances) needs a real
+   * lease with an owner and an expiry, renewed while the run lasts, so that
+   * a crashed instance does not hold a thread forever.
+   */
+  readonly #leases = new Map<string, symbol>();
+  /** Saves of one thread run one after another, so the last save called is the one on disk. */
+  readonly #saving = new Map<string, Promise<void>>();
+  #directories: Promise<void> | undefined;
+  #backgroundSweep: Promise<number> | undefined;
+
+  constructor(options: FileThreadStoreOptions) {
+    this.stateDir = path.resolve(options.stateDir);
+    this.threadsDir = path.join(this.stateDir, "threads");
+  }
+
+  /** The file a thread's state lives in. */
+  fileFor(threadId: string): string {
+    return path.join(this.threadsDir, `${threadFileStem(threadId)}.json`);
+  }
+
+  async load(threadId: string): Promise<ThreadState | undefined> {
+    const file = this.#fileOrFail(threadId, StateUnavailableError);
+    const unavailable = (problem: string, cause?: unknown) =>
+      new StateUnavailableError(`thread state ${path.basename(file)}: ${problem}`, cause === undefined ? undefined : { cause });
+    // lowdb keeps its default data when the adapter finds no file; a unique object tells that case apart.
+    const missing = {};
+    const db = new Low<object>(new AtomicJsonFile<object>(file), missing);
+    try {
+      await db.read();
+    } catch (error) {
+      if (error instanceof JsonFileError) throw unavailable(error.message, error.problem === "io" ? error.cause : undefined);
+      throw unavailable("cannot be read", error);
+    }
+    if (db.data === missing) return undefined;
+    const document = db.data as Partial<ThreadState>;
+    if (document.schemaVersion !== THREAD_STATE_SCHEMA_VERSION) {
+      const version = document.schemaVersion as unknown;
+      throw unavailable(Number.isInteger(version) ? `schemaVersion ${String(version)} is not supported` : "has no numeric schemaVersion");
+    }
+    if (document.threadId !== threadId) throw unavailable("belongs to another thread (threadId does not match)");
+    const problem = schemaProblem(document);
+    if (problem) throw unavailable(`is not a valid thread state: ${problem}`);
+    return projectThreadState(document as ThreadState);
+  }
+
+  async save(state: ThreadState): Promise<void> {
+    if (state === null || typeof state !== "object") throw new StatePersistenceError("thread state: not an object");
+    if (state.schemaVersion !== THREAD_STATE_SCHEMA_VERSION) throw new StatePersistenceError("thread state: schemaVersion must be 1");
+    if (typeof state.threadId !== "string" || state.threadId === "") throw new StatePersistenceError("thread state: threadId must be a non-empty string");
+    const { threadId } = state;
+    const file = this.#fileOrFail(threadId, StatePersistenceError);
+    // Projected and copied now: what the caller does to `state` after this call is not saved.
+    let document: ThreadState;
+    try {
+      document = JSON.parse(JSON.stringify(projectThreadState(state))) as ThreadState;
+    } catch (error) {
+      throw new StatePersistenceError(`thread state ${path.basename(file)}: not serialisable as JSON`, { cause: error });
+    }
+    // The schema that load applies, applied to the very text about to be written: a saved state always loads.
+    const problem = schemaProblem(document);
+    if (problem) throw new StatePersistenceError(`thread state ${path.basename(file)}: refused, not a valid thread state: ${problem}`);
+
+    const previous = this.#saving.get(threadId) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(() => this.#write(file, document));
+    this.#saving.set(threadId, current);
+    try {
+      await current;
+    } finally {
+      if (this.#saving.get(threadId) === current) this.#saving.delete(threadId);
+    }
+    this.#sweepOnce();
+  }
+
+  async tryAcquire(threadId: string): Promise<ThreadLease | undefined> {
+    if (this.#leases.has(threadId)) return undefined;
+    const token = Symbol(threadId);
+    this.#leases.set(threadId, token);
+    const leases = this.#leases;
+    return Object.freeze({
+      threadId,
+      // Only the holder's own entry is removed: a late second release cannot free a lease taken since.
+      release: async () => {
+        if (leases.get(threadId) === token) leases.delete(threadId);
+      },
+    });
+  }
+
+  /**
+   * Removes temp files of writes that never finished (older than
+   * `olderThanMs`). Runs by itself once, in the background, after the first
+   * save of this store, that is after a restart, which is when a crash
+   * leaves them. They are harmless meanwhile: nothing reads them.
+   */
+  async sweepStrayTempFiles(olderThanMs = STRAY_TEMP_AGE_MS): Promise<number> {
+    try {
+      return await sweepStrayTempFiles(this.threadsDir, olderThanMs);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+      throw error;
+    }
+  }
+
+  /** The sweep started by the first save (resolves to -1 if it failed): something to await on shutdown or in a test. */
+  get backgroundSweep(): Promise<number> | undefined {
+    return this.#backgroundSweep;
+  }
+
+  #sweepOnce(): void {
+    // Best effort: a failed sweep only leaves unread files behind.
+    this.#backgroundSweep ??= this.sweepStrayTempFiles().catch(() => -1);
+  }
+
+  /** An id without a file name (see threadFileStem) fails as the operation's own error type. */
+  #fileOrFail(threadId: string, Failure: new (message: string) => Error): string {
+    try {
+      return this.fileFor(threadId);
+    } catch (error) {
+      throw new Failure(`thread state: ${(error as Error).message}`);
+    }
+  }
+
+  async #write(file: string, document: ThreadState): Promise<void> {
+    try {
+      this.#directories ??= this.#prepareDirectories();
+      await this.#directories;
+      await new Low<ThreadState>(new AtomicJsonFile<ThreadState>(file), document).write();
+    } catch (error) {
+      // The directories are checked again next time: they may have been removed or fixed meanwhile.
+      this.#directories = undefined;
+      if (error instanceof StatePersistenceError) throw error;
+      const problem = error instanceof JsonFileError ? error.message : "cannot be written";
+      throw new StatePersistenceError(`thread state ${path.basename(file)}: ${problem}`, { cause: error });
+    }
+  }
+
+  /**
+   * Directories this store creates are 0700 (the missing state dir and its
+   * missing parents, and `threads`). An existing `threads` that is open to
+   * group or others is tightened rather than refused: an older install or a
+   * loose umask should not stop the service. An existing state dir is left
+   * as the operator made it: it may be a shared or symlinked location (a
+   * volume, even /tmp), and chmod'ing that would break other users of it;
+   * the 0700 `threads` and 0600 files inside protect the state either way.
+   * `threads` is ours and must be a real directory, not a symlink.
+   */
+  async #prepareDirectories(): Promise<void> {
+    await mkdir(this.threadsDir, { recursive: true, mode: 0o700 });
+    const threads = await lstat(this.threadsDir);
+    if (!threads.isDirectory()) throw new StatePersistenceError(`thread state directory ${this.threadsDir} is not a directory (a symlink is refused)`);
+    if (!IS_WINDOWS && (threads.mode & 0o077) !== 0) await chmod(this.threadsDir, threads.mode & 0o700);
+  }
+}
