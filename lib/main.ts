@@ -8,7 +8,7 @@ const log = (message: string, error?: unknown) =>
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2));
-  const service = await startService(config, log);
+  const service = await startService(config, { log });
   const kernel = service.embeddedKernel ? `embedded demo kernel at ${service.kernelUrl}` : `kernel at ${service.kernelUrl}`;
   console.log(`iac-code-agui listening on ${service.url} (${kernel})`);
   const stop = () => void service.close().then(() => process.exit(0));

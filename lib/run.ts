@@ -1,21 +1,23 @@
 /**
- * One AG-UI run, end to end, as one RxJS pipeline: the A2A stream of the
- * kernel goes in, AG-UI events (and heartbeats) for the SSE sink come out.
- * Read the `pipe(...)` below top to bottom to see the whole run.
+ * One AG-UI run, end to end, as one RxJS pipeline: what the kernel says goes
+ * in, AG-UI events (and heartbeats) for the SSE sink come out. Read the
+ * three `pipe(...)` phases below top to bottom to see the whole run.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { catchError, defer, of, pipe, startWith, tap, type Observable, type SchedulerLike } from "rxjs";
+import { catchError, concatMap, defer, finalize, of, pipe, startWith, type Observable, type SchedulerLike } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
-import { contextIdFor, toSendMessageParams } from "./a2a/request-mapping.js";
-import { toAguiError, type AguiError } from "./errors.js";
+import { toSendMessageParams } from "./a2a/request-mapping.js";
+import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
+import { resumeSignals } from "./threads/resume.js";
+import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./validation.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession } from "../operators/announce-session.js";
 import { closeSpans } from "../operators/close-spans.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
-import type { KernelSignal } from "../operators/kernel-signal.js";
+import type { KernelSignal, RunItem, SignalOf } from "../operators/kernel-signal.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { onAbandon } from "../operators/on-abandon.js";
 import { projectArtifacts } from "../operators/project-artifacts.js";
@@ -26,71 +28,109 @@ import { toKernelSignals } from "../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
 
 export type SseItem = AGUIEvent | Heartbeat;
+export type RunA2A = Pick<A2AClient, "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask">;
 
 export interface RunDependencies {
-  a2a: Pick<A2AClient, "sendStreamingMessage" | "cancelTask">;
+  a2a: RunA2A;
   heartbeatMs: number;
   /** Tests pass a virtual-time scheduler; the heartbeat is the only timer of a run. */
   scheduler?: SchedulerLike;
-  onCancelFailed?: (taskId: string, error: unknown) => void;
+  log?: (message: string, error?: unknown) => void;
+  now?: () => number;
 }
 
 export interface RunRequest {
   input: ValidRunInput;
   /** The request's language: error messages, and `preferredLanguage` for the kernel. */
   language: string;
-  executionId: string;
+  /** The run's hold on its thread, admitted and leased. */
+  thread: ThreadRun;
+  isResume: boolean;
 }
 
-export function runAgent({ input, language, executionId }: RunRequest, deps: RunDependencies): Observable<SseItem> {
+export function runAgent({ input, language, thread, isResume }: RunRequest, deps: RunDependencies): Observable<SseItem> {
   const { threadId, runId } = input;
-  const contextId = contextIdFor(threadId);
   const describe = (error: AguiError) => messageFor(error, language);
+  const log = deps.log ?? (() => {});
 
   return defer(() => {
-    let taskId: string | undefined;
-    // Best effort: the run's own outcome is already decided when this is called.
+    const { execution } = thread.state;
     const cancelTask = () => {
-      if (taskId === undefined) return;
-      const id = taskId;
-      deps.a2a.cancelTask(id).catch((error: unknown) => deps.onCancelFailed?.(id, error));
+      const taskId = thread.state.execution.taskId;
+      if (taskId) deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
     };
-    const watchTask = (signal: KernelSignal) => {
-      if (signal.kind === "task-bound") taskId ??= signal.taskId;
-      // An end the kernel did not report (stream cut, kernel error) may leave the task running: no orphans.
-      if (signal.kind === "run-end" && !signal.kernelSettled) cancelTask();
+    // A client that leaves cancels the task, unless the run paused durably or interrupts still wait (R-PER-5).
+    const abandon = () =>
+      void thread.settled().then(() => {
+        if (!thread.paused && Object.keys(thread.state.execution.pending).length === 0) cancelTask();
+      });
+
+    const remember = async (signal: KernelSignal): Promise<KernelSignal> => {
+      if (signal.kind === "task-bound") await thread.rememberTask(signal.taskId, signal.contextId);
+      if (signal.kind === "session-bound") await thread.rememberSession(signal.sessionId);
+      return signal;
+    };
+    const settle = async (item: RunItem): Promise<RunItem> => {
+      if (!("kind" in item) || item.kind !== "run-end") return item;
+      return settleRunEnd(item, thread, cancelTask);
     };
 
-    // A2A frames → what the kernel said, and when the run is over.
+    const kernel$: Observable<KernelSignal> = isResume
+      ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now })
+      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals());
+
+    // What the kernel said → ids the thread must remember (a failure ends the run), and when and how the run ends.
     const readKernel = pipe(
-      unwrapStreamResponse(),
-      toKernelSignals(),
-      endRunOnTaskState(),
-      tap(watchTask),
+      concatMap(remember),
+      endRunOnTaskState({ isAnswered: thread.isAnswered }),
     );
-    // Kernel signals → AG-UI events; each projector claims its own signals.
+    // Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told.
     const projectToAgui = pipe(
-      projectText(),
+      projectText({ knownDigests: new Set(execution.textSnapshotDigests) }),
       projectReasoning({ runId }),
       projectTools(),
       projectArtifacts(),
-      announceSession({ threadId, runId, executionId, contextId, rosInvocationId: input.forwardedProps.iacCode.rosInvocationId }),
+      announceSession({ threadId, runId, executionId: execution.executionId, contextId: thread.state.contextId, rosInvocationId: execution.rosInvocationId }),
       aggregateUsage(),
+      concatMap(settle),
       finishRun({ threadId, runId, describe }),
     );
     // AG-UI events → a well-formed stream for the SSE sink.
     const deliver = pipe(
       startWith<AGUIEvent>(runStarted(input)),
-      catchError((error: unknown) => of(runErrorEvent(toAguiError(error), describe))),
+      catchError((error: unknown) => {
+        log(`run ${runId} failed in the pipeline`, error);
+        return of(runErrorEvent(toAguiError(error), describe));
+      }),
       closeSpans(),
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),
-      onAbandon<SseItem>(cancelTask),
+      onAbandon<SseItem>(abandon),
+      finalize(() => void thread.close().catch((error: unknown) => log(`releasing thread ${threadId} failed`, error))),
     );
 
-    return deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(readKernel, projectToAgui, deliver);
+    return kernel$.pipe(readKernel, projectToAgui, deliver);
   });
+}
+
+/**
+ * The end of a run, made durable before it is announced: a pause persists
+ * its interrupts (else the task is cancelled and the run fails,
+ * R-PER-4); an end the kernel did not settle cancels the task.
+ */
+async function settleRunEnd(end: SignalOf<"run-end">, thread: ThreadRun, cancelTask: () => void): Promise<SignalOf<"run-end">> {
+  if (!end.kernelSettled) cancelTask();
+  if (end.error || !end.inputs?.length) return end;
+  try {
+    return { ...end, interrupts: await thread.pause(end.inputs, end.textDigests ?? []) };
+  } catch (error) {
+    cancelTask();
+    await thread.end().catch(() => undefined);
+    const failure = error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR" ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+    return { ...end, inputs: undefined, error: failure };
+  }
 }
 
 function runStarted({ threadId, runId, parentRunId }: ValidRunInput): AGUIEvent {
   return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId ? { parentRunId } : {}) };
 }
+

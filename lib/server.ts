@@ -9,6 +9,8 @@ import { A2AClient } from "./a2a/client.js";
 import type { Config } from "./config.js";
 import { createApp } from "./http/app.js";
 import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
+import { FileThreadStore } from "./state/file-thread-store.js";
+import type { ThreadStore } from "./state/thread-store.js";
 
 export interface RunningService {
   url: string;
@@ -18,14 +20,18 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(
-  config: Config,
-  log: (message: string, error?: unknown) => void = () => {},
-): Promise<RunningService> {
+export interface ServiceOptions {
+  log?: (message: string, error?: unknown) => void;
+  /** Tests: another store (one that fails on demand, say) or clock. */
+  store?: ThreadStore;
+  now?: () => number;
+}
+
+export async function startService(config: Config, { log = () => {}, store, now }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
   const a2a = new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) });
-  const app = createApp({ config, a2a, log });
+  const app = createApp({ config, a2a, store: store ?? new FileThreadStore({ stateDir: config.stateDir }), log, ...(now ? { now } : {}) });
 
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));

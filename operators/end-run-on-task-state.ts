@@ -10,6 +10,7 @@
  *   failed, rejected, auth-req. → run-end A2A_EXECUTION_FAILED
  *   stream ends while working   → run-end A2A_EXECUTION_FAILED (kernel not settled)
  *   upstream error              → run-end with that error (kernel not settled)
+ *   a run-end from the source   → passed on as the end
  *
  *   -s-w-c|        → -s-w-(c E|)
  *   -s-w-|         → -s-w-(E|)
@@ -46,6 +47,8 @@ export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = 
       };
       const subscription = source.subscribe({
         next: (signal) => {
+          // A source may decide the end itself (a resume refused before anything was sent).
+          if (signal.kind === "run-end") return end(signal);
           if (signal.kind === "inputs") {
             const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
             if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });

@@ -3,15 +3,16 @@
  *
  * Reads only what the wire contract (§2, §3) defines: the task and context
  * ids, `metadata.iac_code.{iacCodeSessionId, thinking, tool, usage,
- * assistantFinal}`, status text, artifacts and the task state. Anything
+ * assistantFinal, input, pendingPermissions}`, status text, artifacts and the
+ * task state. Anything
  * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
  * One update can carry several signals; they come out in the order a reader
  * of the frame would expect: ids, reasoning, tool, usage, artifact, text,
- * state.
+ * inputs awaited, state.
  */
 import type { TokenUsage } from "@ag-ui/core";
 import { mergeMap, type OperatorFunction } from "rxjs";
-import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
+import type { KernelInput, KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
@@ -88,6 +89,25 @@ function sessionIdOf(iacCode: JsonObject): string | undefined {
     .find(Boolean);
 }
 
+/**
+ * The required input projections of an update (contract §5): the direct
+ * `input` first, then `pendingPermissions`, once per input id. A direct input
+ * of a candidate or sub-pipeline, and every pending permission, is answered
+ * out of band (sideband).
+ */
+export function inputsOf(iacCode: JsonObject): KernelInput[] {
+  const direct = isObject(iacCode.input) ? [{ projection: iacCode.input, sideband: iacCode.input.scope === "candidate" || typeof iacCode.input.subPipelineId === "string" }] : [];
+  const permissions = Array.isArray(iacCode.pendingPermissions) ? iacCode.pendingPermissions.filter(isObject).map((projection) => ({ projection, sideband: true })) : [];
+  const seen = new Set<string>();
+  return [...direct, ...permissions].filter(({ projection }) => {
+    if (projection.required !== true) return false;
+    const key = str(projection.inputId) ?? JSON.stringify(projection);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export interface ToKernelSignalsOptions {
   /** Id for a tool call the kernel sent without `toolUseId`. */
   newToolId?: () => string;
@@ -133,6 +153,8 @@ export function signalsOf(update: A2AUpdate, options: Required<ToKernelSignalsOp
     const history = trailingAgentText(body.history);
     if (history.text) signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
   }
+  const inputs = inputsOf(iacCode);
+  if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
   if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
   return signals;
 }

@@ -1,9 +1,9 @@
 /**
  * The HTTP surface (R-HTTP): `GET /health`, `POST /` (a RunAgentInput in,
- * an SSE stream of AG-UI events out). Everything that can go wrong before
- * the stream starts is answered as `{"error": {"code", "message"}}` with the
- * status of the wire contract §9, in the request's language; once the
- * stream has started, failures are `RUN_ERROR` events (see `run.ts`).
+ * an SSE stream of AG-UI events out) and the cancel route. Everything that
+ * can go wrong before the stream starts is answered as `{"error": {"code",
+ * "message"}}` with the status of the wire contract §9, in the request's
+ * language; once the stream has started, failures are `RUN_ERROR` events.
  */
 import { randomUUID } from "node:crypto";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
@@ -12,21 +12,29 @@ import type { A2AClient } from "../a2a/client.js";
 import type { Config } from "../config.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { messageFor, resolveLanguage } from "../i18n/index.js";
+import { keepInput } from "../interrupts/keep-input.js";
+import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { runAgent } from "../run.js";
+import type { ThreadStore } from "../state/thread-store.js";
+import { admitRun } from "../threads/admission.js";
+import { ThreadRun } from "../threads/thread-run.js";
 import { validateRunInput } from "../validation.js";
+import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
+import { cancelRoute } from "./cancel-route.js";
 import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { pipeToSse } from "./sse-sink.js";
-import { SERVICE_VERSION } from "../version.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs">;
+  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs" | "interruptTtlS">;
   a2a: A2AClient;
+  store: ThreadStore;
+  now?: () => number;
   log?: (message: string, error?: unknown) => void;
 }
 
 /** The language of a request whose body may not have passed validation (yet). */
-function requestLanguage(req: Request): string {
+export function requestLanguage(req: Request): string {
   const body: unknown = req.body;
   const preferred = (body as { forwardedProps?: { iacCode?: { preferredLanguage?: unknown } } } | undefined)?.forwardedProps?.iacCode
     ?.preferredLanguage;
@@ -37,31 +45,38 @@ export function sendError(res: Response, error: AguiError, language: string): vo
   res.status(error.httpStatus).json({ error: { code: error.code, message: messageFor(error, language) } });
 }
 
-export function createApp({ config, a2a, log = () => {} }: AppDependencies): express.Express {
+export function createApp({ config, a2a, store, now = Date.now, log = () => {} }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(bearerAuth(config.authToken));
+  /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
+  const activeRuns = new Map<string, ThreadRun>();
 
   app.get("/health", (_req, res) => {
-    res.json({
-      status: "ok",
-      protocol: "ag-ui",
-      protocolVersion: PROTOCOL_VERSION,
-      executionKernel: "a2a-1.0",
-      version: SERVICE_VERSION,
-    });
+    res.json({ status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION });
   });
 
-  const startRun: RequestHandler = (req, res) => {
+  const startRun: RequestHandler = async (req, res) => {
     const input = validateRunInput(req.body, config);
     const language = resolveLanguage(input.forwardedProps.iacCode.preferredLanguage, req.get("accept-language"));
-    const run$ = runAgent(
-      { input, language, executionId: randomUUID() },
-      { a2a, heartbeatMs: config.heartbeatMs, onCancelFailed: (taskId, error) => log(`CancelTask ${taskId} failed`, error) },
-    );
+    const admitted = await admitRun(input, { store, now, newExecutionId: randomUUID, cancelTask: (taskId) => a2a.cancelTask(taskId) });
+    const thread = new ThreadRun(admitted.state, {
+      store,
+      lease: admitted.lease,
+      interruptTtlS: config.interruptTtlS,
+      now,
+      keepInput: (projection) => keepInput(projection),
+      toInterrupt: (pending) => toInterrupt(pending, language),
+      onClosed: () => {
+        if (activeRuns.get(input.threadId) === thread) activeRuns.delete(input.threadId);
+      },
+    });
+    activeRuns.set(input.threadId, thread);
+    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now });
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error));
   };
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
+  app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 

@@ -1,0 +1,110 @@
+/**
+ * Admission of a run on its thread, before the stream starts (R-ID, R-EXT-2,
+ * R-RES-6). Every refusal here is an HTTP answer with the contract's status;
+ * the checks run in the contract's order, and a run that passes holds the
+ * thread's lease and has its run id recorded on disk.
+ */
+import { contextIdFor } from "../a2a/request-mapping.js";
+import { canonicalDigest } from "../state/canonical-digest.js";
+import type { ThreadState } from "../state/thread-state.js";
+import { StateUnavailableError, type ThreadLease, type ThreadStore } from "../state/thread-store.js";
+import { AguiError } from "../errors.js";
+import type { ValidRunInput } from "../validation.js";
+import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
+
+export interface AdmittedRun {
+  /** The thread as the run starts: already persisted. */
+  state: ThreadState;
+  lease: ThreadLease;
+  isResume: boolean;
+}
+
+export interface AdmissionDependencies {
+  store: ThreadStore;
+  newExecutionId: () => string;
+  now: () => number;
+  /** Best effort, for a task parked on interrupts that expired before this new turn. */
+  cancelTask: (taskId: string) => Promise<unknown>;
+}
+
+/**
+ * What makes two requests "the same" for DUPLICATE_RUN_ID: the whole body
+ * but its credentials, which must not reach the disk even as a digest and do
+ * not change what was asked.
+ */
+export function requestDigest(input: ValidRunInput): string {
+  const { llmApiKey: _key, alibabaCloud, ...iacCode } = input.forwardedProps.iacCode;
+  const cloud = alibabaCloud ? { accessKeyId: alibabaCloud.accessKeyId, regionId: alibabaCloud.regionId } : undefined;
+  return canonicalDigest({ ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, alibabaCloud: cloud } } });
+}
+
+async function load(store: ThreadStore, threadId: string): Promise<ThreadState | undefined> {
+  try {
+    return await store.load(threadId);
+  } catch (error) {
+    if (error instanceof StateUnavailableError) throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
+    throw error;
+  }
+}
+
+async function save(store: ThreadStore, state: ThreadState): Promise<void> {
+  try {
+    await store.save(state);
+  } catch (error) {
+    throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
+  }
+}
+
+function checkRunId(state: ThreadState | undefined, runId: string, digest: string): void {
+  const previous = state?.runDigests[runId];
+  if (previous !== undefined) throw new AguiError(previous === digest ? "DUPLICATE_RUN_ID" : "RUN_ID_CONFLICT");
+}
+
+export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {
+  const { store } = deps;
+  const ext = input.forwardedProps.iacCode;
+  const isResume = input.resume !== undefined;
+  const digest = requestDigest(input);
+
+  // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
+  checkRunId(await load(store, input.threadId), input.runId, digest);
+  const lease = await store.tryAcquire(input.threadId);
+  if (!lease) throw new AguiError("THREAD_BUSY");
+  try {
+    // Under the lease the file is authoritative: another run may have changed it since the first look.
+    let state = await load(store, input.threadId);
+    checkRunId(state, input.runId, digest);
+    const userId = ext.userId ?? null;
+    if (state === undefined) {
+      if (isResume) throw new AguiError("EXECUTION_LOST");
+      state = newThreadState({
+        threadId: input.threadId,
+        contextId: contextIdFor(input.threadId),
+        cwd: ext.cwd,
+        userId,
+        rosInvocationId: ext.rosInvocationId,
+        executionId: deps.newExecutionId(),
+      });
+    } else {
+      if (state.cwd !== ext.cwd || state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT");
+      if (isResume) {
+        if (ext.rosInvocationId !== state.execution.rosInvocationId) throw new AguiError("EXECUTION_LOST");
+      } else {
+        if (hasPending(state)) {
+          if (!pendingExpired(state, deps.now())) throw new AguiError("RESUME_REQUIRED");
+          // R-RES-7: expired interrupts are cleared on next access, and their task cancelled.
+          const taskId = state.execution.taskId;
+          if (taskId) await deps.cancelTask(taskId).catch(() => undefined);
+          state = endExecution(state);
+        }
+        state = rotateExecution(state, deps.newExecutionId(), ext.rosInvocationId);
+      }
+    }
+    state = { ...state, runDigests: { ...state.runDigests, [input.runId]: digest } };
+    await save(store, state);
+    return { state, lease, isResume };
+  } catch (error) {
+    await lease.release();
+    throw error;
+  }
+}

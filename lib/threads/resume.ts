@@ -1,0 +1,213 @@
+/**
+ * The kernel side of a resume run (R-RES, contract §5): checks the answers
+ * against the pending interrupts, confirms the parked task with `GetTask`,
+ * sends each answer to that same task, and follows the task until the run
+ * can end. Out comes a stream of kernel signals, like a new turn's, which
+ * the run pipeline projects the same way.
+ *
+ * Until the kernel accepts an answer nothing changes: a refused or invalid
+ * answer leaves every interrupt answerable and the task parked, so those
+ * failures end the run as "settled" (no cancel). Acceptance — the first
+ * event of the answer's stream — is persisted before the run goes on, so an
+ * answer is never sent twice (R-RES-5).
+ */
+import type { ResumeEntry } from "@ag-ui/core";
+import { concat, concatMap, defer, from, mergeMap, Observable, of } from "rxjs";
+import { iacCodeMetadata } from "../a2a/request-mapping.js";
+import { rpcErrorOf } from "../a2a/client.js";
+import { AguiError, toAguiError } from "../errors.js";
+import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
+import type { ValidRunInput } from "../validation.js";
+import type { KernelSignal } from "../../operators/kernel-signal.js";
+import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
+import { isObject, toA2AUpdate, type A2AUpdate, type JsonObject } from "../../operators/unwrap-stream-response.js";
+import type { RunA2A } from "../run.js";
+import { pendingExpired } from "./thread-transitions.js";
+import type { ThreadRun } from "./thread-run.js";
+
+export interface ResumeContext {
+  input: ValidRunInput;
+  language: string;
+  thread: ThreadRun;
+  a2a: RunA2A;
+  now: () => number;
+}
+
+const TASK_NOT_FOUND = -32001;
+const OVER = new Set(["completed", "failed", "canceled", "rejected"]);
+const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
+
+/** Ends the run without touching the task: it stays as it was, parked or gone. */
+const settled = (error: AguiError): KernelSignal => ({ kind: "run-end", error, kernelSettled: true });
+
+interface Answer {
+  interruptId: string;
+  digest: string;
+  delivery: Exclude<AnswerDelivery, { call: "cancel" }>;
+}
+
+export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
+  return defer(() => from(prepare(context))).pipe(
+    mergeMap((prepared) => (prepared instanceof AguiError ? of(settled(prepared)) : deliver(context, prepared))),
+  );
+}
+
+/** Everything that can refuse the resume before an answer leaves: the answers to send, or why not. */
+async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answer[] | AguiError> {
+  const entries: ResumeEntry[] = input.resume ?? [];
+  const { execution } = thread.state;
+  const taskId = execution.taskId;
+  const appliedDigest = (interruptId: string) =>
+    thread.state.appliedResumeDigests.find((applied) => applied.executionId === execution.executionId && applied.interruptId === interruptId)?.digest;
+
+  if (taskId === null || Object.keys(execution.pending).length === 0) {
+    const allApplied = entries.length > 0 && entries.every((entry) => appliedDigest(entry.interruptId) !== undefined);
+    return new AguiError(allApplied ? "RESUME_ALREADY_APPLIED" : "EXECUTION_LOST");
+  }
+  if (pendingExpired(thread.state, now())) {
+    await a2a.cancelTask(taskId).catch(() => undefined);
+    await thread.end();
+    return new AguiError("EXECUTION_EXPIRED");
+  }
+  try {
+    const ordered = checkResumeEntries(execution.pending, entries, appliedDigest);
+    const answers = ordered.map((entry) => ({ entry, answer: validateAnswer(execution.pending[entry.interruptId]!, entry) }));
+    await confirmParkedTask(thread, a2a, taskId);
+
+    const permissions = answers.filter(({ entry }) => execution.pending[entry.interruptId]!.value.kind === "permission");
+    const sideband = permissions.length > 0 && permissions.every(({ entry }) => execution.pending[entry.interruptId]!.sideband);
+    const deliveries = answers.map(({ entry, answer }) => ({
+      entry,
+      delivery: answerMessage(execution.pending[entry.interruptId]!, answer, { taskId, contextId: thread.state.contextId, runId: input.runId, sideband }),
+    }));
+    if (deliveries.some(({ delivery }) => delivery.call === "cancel")) {
+      await a2a.cancelTask(taskId);
+      await thread.end();
+      return new AguiError("CANCELLED", { reason: "byInterrupt" });
+    }
+    return deliveries.map(({ entry, delivery }) => ({ interruptId: entry.interruptId, digest: resumeDigest(entry), delivery: delivery as Answer["delivery"] }));
+  } catch (error) {
+    return toAguiError(error, "A2A_UNAVAILABLE");
+  }
+}
+
+/** The task must still be this thread's, and still waiting: a task the kernel lost or finished cannot be resumed. */
+async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
+  let task: JsonObject;
+  try {
+    task = toA2AUpdate(await a2a.getTask(taskId)).body;
+  } catch (error) {
+    if (error instanceof AguiError && rpcErrorOf(error)?.code === TASK_NOT_FOUND) {
+      await thread.end();
+      throw new AguiError("EXECUTION_LOST", {}, { cause: error });
+    }
+    throw error;
+  }
+  if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== thread.state.contextId)) {
+    throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+  }
+  if (OVER.has(normalizeTaskState(isObject(task.status) ? task.status.state : undefined))) {
+    await thread.end();
+    throw new AguiError("EXECUTION_LOST");
+  }
+}
+
+function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSignal> {
+  const { thread, a2a } = context;
+  const taskId = thread.state.execution.taskId!;
+  const metadata = { iac_code: iacCodeMetadata(context.input.forwardedProps.iacCode, context.language) };
+  const withMetadata = (answer: Answer) => {
+    const extra = answer.delivery.inputResponse ? { inputResponse: answer.delivery.inputResponse } : {};
+    return { ...answer.delivery.message, metadata: { iac_code: { ...metadata.iac_code, ...extra } } };
+  };
+  const accepted = (answer: Answer): KernelSignal[] => {
+    const { iacCodeSessionId } = thread.state;
+    const toolResult = answer.delivery.toolResult;
+    return [
+      { kind: "task-bound", taskId, contextId: thread.state.contextId },
+      ...(iacCodeSessionId ? [{ kind: "session-bound", sessionId: iacCodeSessionId } as const] : []),
+      ...(toolResult ? [{ kind: "tool", status: "completed", toolCallId: toolResult.toolCallId, toolName: "tool", input: undefined, result: toolResult.content } as const] : []),
+    ];
+  };
+
+  if (answers.every((answer) => answer.delivery.call === "sideband")) {
+    // Sub-pipeline waits: each answer on its own, then one snapshot and the task's live events.
+    const sent = defer(async () => {
+      for (const answer of answers) {
+        try {
+          await a2a.sendMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } });
+        } catch (error) {
+          return [settled(toAguiError(error, "A2A_UNAVAILABLE"))];
+        }
+        await thread.accept([answer]);
+      }
+      return accepted(answers.at(-1)!);
+    }).pipe(mergeMap((signals) => signals));
+    return concat(sent, follow(a2a, taskId));
+  }
+
+  const streams = answers.map((answer, index) => {
+    const last = index === answers.length - 1;
+    let first = true;
+    return a2a.sendStreamingMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } }).pipe(
+      concatMap(async (frame): Promise<KernelSignal[]> => {
+        const update = toA2AUpdate(frame);
+        const signals = signalsOf(update, { newToolId }).filter((signal) => keep(signal, update, first, last));
+        if (!first) return signals;
+        first = false;
+        await thread.accept([answer]);
+        return [...accepted(answer), ...signals];
+      }),
+      mergeMap((signals) => signals),
+      notAcceptedIsSettled(() => first),
+    );
+  });
+  return concat(...streams, defer(() => follow(a2a, taskId)));
+}
+
+/**
+ * Which signals of an answer stream count. Its first frame is a snapshot of
+ * the task as it was — still waiting, with the text already shown — so only
+ * its ids count; and while more answers are to come, a "still waiting" in
+ * between must not end the run.
+ */
+function keep(signal: KernelSignal, update: A2AUpdate, first: boolean, last: boolean): boolean {
+  if (first && update.kind === "task") return signal.kind === "task-bound" || signal.kind === "session-bound";
+  if (!last) return signal.kind !== "task-state" && signal.kind !== "inputs";
+  return true;
+}
+
+/** An answer stream that fails or ends before the kernel accepted anything leaves the interrupt answerable. */
+function notAcceptedIsSettled(notYetAccepted: () => boolean) {
+  return (source: Observable<KernelSignal>): Observable<KernelSignal> =>
+    new Observable<KernelSignal>((subscriber) =>
+      source.subscribe({
+        next: (signal) => subscriber.next(signal),
+        error: (error: unknown) => {
+          if (!notYetAccepted()) return subscriber.error(error);
+          subscriber.next(settled(toAguiError(error, "A2A_UNAVAILABLE")));
+          subscriber.complete();
+        },
+        complete: () => {
+          if (notYetAccepted()) subscriber.next(settled(new AguiError("A2A_UNAVAILABLE")));
+          subscriber.complete();
+        },
+      }),
+    );
+}
+
+/** After the answers: the task's live events until it settles (the kernel's own stream may have ended first). */
+function follow(a2a: RunA2A, taskId: string): Observable<KernelSignal> {
+  let first = true;
+  return a2a.subscribeToTask(taskId).pipe(
+    mergeMap((frame) => {
+      const update = toA2AUpdate(frame);
+      const signals = signalsOf(update, { newToolId });
+      // The subscription opens with a Task snapshot whose text the client already has.
+      const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
+      first = false;
+      return fresh;
+    }),
+  );
+}
+

@@ -1,0 +1,148 @@
+/**
+ * One run's hold on its thread: the thread state under the run's lease, and
+ * every change the run makes to it, persisted in order. The run pipeline
+ * calls in at the moments that matter — a task or session id learned, the
+ * run pausing at interrupts, the run ending — and the rule of R-PER-4 holds
+ * here: nothing is announced as recoverable before it is on disk.
+ */
+import type { Interrupt } from "@ag-ui/core";
+import { AguiError } from "../errors.js";
+import type { PendingInput, ThreadState } from "../state/thread-state.js";
+import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
+import type { KernelInput } from "../../operators/kernel-signal.js";
+import { endExecution, hasPending } from "./thread-transitions.js";
+
+export interface ThreadRunOptions {
+  store: ThreadStore;
+  lease: ThreadLease;
+  /** Interrupt time to live; 0 disables expiry. */
+  interruptTtlS: number;
+  now: () => number;
+  /** Keeps the allowlisted fields of a kernel projection and gives it an id. */
+  keepInput: (projection: Record<string, unknown>) => PendingInput["value"];
+  toInterrupt: (pending: PendingInput) => Interrupt;
+  /** Called once the lease is back. */
+  onClosed?: () => void;
+}
+
+export class ThreadRun {
+  #state: ThreadState;
+  /** Persistence in order: each change waits for the one before. */
+  #queue: Promise<unknown> = Promise.resolve();
+  #paused = false;
+  #released = false;
+
+  constructor(state: ThreadState, private readonly options: ThreadRunOptions) {
+    this.#state = state;
+  }
+
+  get state(): ThreadState {
+    return this.#state;
+  }
+
+  /** True once the run has durably paused at interrupts: a disconnect must not cancel the task then. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  isAnswered = (interruptId: string): boolean =>
+    this.#state.appliedResumeDigests.some((applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId);
+
+  /** Runs `change` after every earlier change, and persists its result. */
+  #commit(change: (state: ThreadState) => ThreadState): Promise<void> {
+    const next = this.#queue.then(async () => {
+      const state = change(this.#state);
+      if (state === this.#state) return;
+      await this.options.store.save(state);
+      this.#state = state;
+    });
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async #commitOrFail(change: (state: ThreadState) => ThreadState): Promise<void> {
+    try {
+      await this.#commit(change);
+    } catch (error) {
+      throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+    }
+  }
+
+  /** The task of this execution; a different one, or a foreign context, is a protocol error. */
+  rememberTask(taskId: string, contextId: string | undefined): Promise<void> {
+    const { execution } = this.#state;
+    if (contextId !== undefined && contextId !== this.#state.contextId) {
+      return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" }));
+    }
+    if (execution.taskId === taskId) return Promise.resolve();
+    if (execution.taskId !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" }));
+    return this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }));
+  }
+
+  /** The kernel session never changes for a thread. */
+  rememberSession(sessionId: string): Promise<void> {
+    const known = this.#state.iacCodeSessionId;
+    if (known === sessionId) return Promise.resolve();
+    if (known !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" }));
+    return this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }));
+  }
+
+  /**
+   * Persists the inputs the run pauses on, with the text digests a resume
+   * needs, and only then gives back the interrupts to announce.
+   */
+  async pause(inputs: readonly KernelInput[], textDigests: readonly string[]): Promise<Interrupt[]> {
+    const { taskId } = this.#state.execution;
+    const expiresAt = this.options.interruptTtlS > 0 ? new Date(this.options.now() + this.options.interruptTtlS * 1000).toISOString() : undefined;
+    const added: Record<string, PendingInput> = {};
+    for (const { projection, sideband } of inputs) {
+      const value = this.options.keepInput(projection);
+      if (value.requestTaskId !== undefined && value.requestTaskId !== taskId) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+      if (value.contextId !== undefined && value.contextId !== this.#state.contextId) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
+      added[value.inputId] = { value, sideband, ...(expiresAt ? { expiresAt } : {}) };
+    }
+    await this.#commitOrFail((state) => ({
+      ...state,
+      execution: {
+        ...state.execution,
+        pending: { ...state.execution.pending, ...added },
+        textSnapshotDigests: [...new Set([...state.execution.textSnapshotDigests, ...textDigests])],
+      },
+    }));
+    this.#paused = true;
+    return Object.values(this.#state.execution.pending).map(this.options.toInterrupt);
+  }
+
+  /** Answers accepted by the kernel: never sent again (R-RES-5), no longer pending. */
+  accept(answers: ReadonlyArray<{ interruptId: string; digest: string }>): Promise<void> {
+    return this.#commitOrFail((state) => {
+      const pending = { ...state.execution.pending };
+      for (const { interruptId } of answers) delete pending[interruptId];
+      const applied = answers.map(({ interruptId, digest }) => ({ executionId: state.execution.executionId, interruptId, digest }));
+      return { ...state, execution: { ...state.execution, pending }, appliedResumeDigests: [...state.appliedResumeDigests, ...applied] };
+    });
+  }
+
+  /** The execution is over for good: finished, failed, cancelled, expired or lost. */
+  end(): Promise<void> {
+    return this.#commitOrFail(endExecution);
+  }
+
+  /**
+   * The run is over (normally or not). An execution that did not pause is
+   * finished; the lease goes back once every change is on disk.
+   */
+  async close(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    if (!this.#paused && !hasPending(this.#state)) await this.#commit(endExecution).catch(() => undefined);
+    await this.#queue;
+    await this.options.lease.release();
+    this.options.onClosed?.();
+  }
+
+  /** Waits for every change in flight: a disconnect decides what to cancel only after that. */
+  settled(): Promise<unknown> {
+    return this.#queue;
+  }
+}
