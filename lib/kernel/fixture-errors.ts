@@ -16,14 +16,7 @@
  */
 import { formatSSEErrorEvent } from "@a2a-js/sdk";
 import { JsonRpcTransportError } from "@a2a-js/sdk/errors";
-import {
-  DefaultRequestHandler,
-  STATE_HEADERS_KEY,
-  type AgentExecutor,
-  type ServerCallContext,
-  type TaskStore,
-} from "@a2a-js/sdk/server";
-import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from "@a2a-js/sdk";
+import { STATE_HEADERS_KEY, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { RequestHandler } from "express";
 import type { FixtureError } from "./fixtures.js";
 
@@ -69,35 +62,3 @@ function keyOf(call: ServerCallContext): CallKey {
 }
 
 const isErrorEnvelope = (body: unknown) => typeof body === "object" && body !== null && "error" in body;
-
-/** The SDK's request handler, failing a call whose replay hit an `error` line. */
-export class ReplayRequestHandler extends DefaultRequestHandler {
-  constructor(
-    card: AgentCard,
-    store: TaskStore,
-    executor: AgentExecutor,
-    private readonly fixtureErrors: FixtureErrors,
-  ) {
-    super(card, store, executor);
-  }
-
-  override async *sendMessageStream(
-    params: SendMessageRequest,
-    context: ServerCallContext,
-  ): AsyncGenerator<StreamResponse, void, undefined> {
-    yield* super.sendMessageStream(params, context);
-    this.fixtureErrors.throwIfRaised(context);
-  }
-
-  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    let result: Message | Task;
-    try {
-      result = await super.sendMessage(params, context);
-    } catch (error) {
-      this.fixtureErrors.throwIfRaised(context);
-      throw error;
-    }
-    this.fixtureErrors.throwIfRaised(context);
-    return result;
-  }
-}

@@ -1,6 +1,7 @@
 /**
  * Recorded kernel streams: one `<name>.jsonl` file per scenario, one line per
- * frame (format in `examples/fixtures/README.md`). Parsing is strict and names
+ * frame, optionally split into turn sections (format in
+ * `examples/fixtures/README.md`). Parsing is strict and names
  * the file and line of each mistake, because users write these by hand.
  */
 import { readdir, readFile } from "node:fs/promises";
@@ -55,7 +56,41 @@ function parseError(value: unknown, where: string): FixtureError {
   return error;
 }
 
-function parseLine(raw: string, where: string): FixtureLine {
+/**
+ * The lines played on one turn of a task. A file without turn markers is a
+ * single section for turn 0; `{"turn": N}` and `{"turn": N, "when": "…"}`
+ * start new ones.
+ */
+export interface FixtureSection {
+  /** The task's turn this section plays on: 0 for the first message, 1 for the first answer, … */
+  turn: number;
+  /** Played only when this substring occurs in the answer; absent on the turn's fallback section. */
+  when?: string;
+  lines: FixtureLine[];
+}
+
+interface TurnMarker {
+  turn: number;
+  when?: string;
+}
+
+type ParsedLine = { line: FixtureLine } | { marker: TurnMarker };
+
+function parseMarker(value: Record<string, unknown>, where: string): TurnMarker {
+  const unknownKeys = Object.keys(value).filter((k) => !["turn", "when"].includes(k));
+  if (unknownKeys.length > 0) {
+    throw new FixtureFormatError(`${where}: a turn marker is {"turn": N, "when"?: "<substring>"}, not ${unknownKeys.join(", ")}`);
+  }
+  if (!Number.isInteger(value.turn) || (value.turn as number) < 0) {
+    throw new FixtureFormatError(`${where}: "turn" must be an integer ≥ 0`);
+  }
+  if ("when" in value && (typeof value.when !== "string" || value.when === "")) {
+    throw new FixtureFormatError(`${where}: "when" must be a non-empty string`);
+  }
+  return "when" in value ? { turn: value.turn as number, when: value.when as string } : { turn: value.turn as number };
+}
+
+function parseLine(raw: string, where: string): ParsedLine {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -63,6 +98,7 @@ function parseLine(raw: string, where: string): FixtureLine {
     throw new FixtureFormatError(`${where}: not JSON (${(cause as Error).message})`);
   }
   if (!isObject(value)) throw new FixtureFormatError(`${where}: a line must be a JSON object`);
+  if ("turn" in value) return { marker: parseMarker(value, where) };
   const unknownKeys = Object.keys(value).filter((k) => !["delayMs", "frame", "error"].includes(k));
   if (unknownKeys.length > 0) throw new FixtureFormatError(`${where}: unknown key(s) ${unknownKeys.join(", ")}`);
   const delayMs = value.delayMs ?? 0;
@@ -72,25 +108,61 @@ function parseLine(raw: string, where: string): FixtureLine {
   if (("frame" in value) === ("error" in value)) {
     throw new FixtureFormatError(`${where}: a line needs exactly one of "frame" or "error"`);
   }
-  if ("error" in value) return { delayMs, error: parseError(value.error, where) };
+  if ("error" in value) return { line: { delayMs, error: parseError(value.error, where) } };
   if (!frameKey(value.frame)) {
     throw new FixtureFormatError(`${where}: "frame" must be an object with exactly one of ${STREAM_RESPONSE_KEYS.join(", ")}`);
   }
-  return { delayMs, frame: value.frame };
+  return { line: { delayMs, frame: value.frame } };
 }
 
-/** Parses a fixture's text; `source` only labels error messages. */
-export function parseFixture(text: string, source = "fixture"): FixtureLine[] {
-  const lines: FixtureLine[] = [];
+/**
+ * Parses a fixture's text into its turn sections, in file order; `source`
+ * only labels error messages. A file without lines gives no sections.
+ */
+export function parseFixture(text: string, source = "fixture"): FixtureSection[] {
+  const sections: FixtureSection[] = [];
+  // Where each section starts, to name it when it turns out to be empty.
+  const starts: string[] = [];
+  const open = (marker: TurnMarker, where: string) => {
+    const previous = sections.at(-1);
+    if (previous && previous.lines.length === 0) throw new FixtureFormatError(`${starts.at(-1)}: a turn section needs at least one line`);
+    if (previous && marker.turn < previous.turn) {
+      throw new FixtureFormatError(`${where}: turn ${marker.turn} comes after turn ${previous.turn}; keep the turns in order`);
+    }
+    const sameTurn = sections.filter((s) => s.turn === marker.turn);
+    if (marker.when === undefined && sameTurn.some((s) => s.when === undefined)) {
+      throw new FixtureFormatError(`${where}: turn ${marker.turn} already has a section without "when"; only one can be the fallback`);
+    }
+    if (marker.when !== undefined && sameTurn.some((s) => s.when === marker.when)) {
+      throw new FixtureFormatError(`${where}: turn ${marker.turn} already has a section for "when": ${JSON.stringify(marker.when)}`);
+    }
+    sections.push({ ...marker, lines: [] });
+    starts.push(where);
+  };
   text.split(/\r?\n/).forEach((raw, index) => {
     const trimmed = raw.trim();
     if (trimmed === "" || trimmed.startsWith("#")) return;
     const where = `${source}:${index + 1}`;
-    // An error ends the stream, so anything after it could never be sent.
-    if (lines.at(-1)?.error) throw new FixtureFormatError(`${where}: nothing may follow an "error" line`);
-    lines.push(parseLine(trimmed, where));
+    const parsed = parseLine(trimmed, where);
+    if ("marker" in parsed) return open(parsed.marker, where);
+    // Lines before any marker are turn 0's.
+    if (sections.length === 0) open({ turn: 0 }, where);
+    const section = sections.at(-1)!;
+    // An error ends the stream, so anything after it in its section could never be sent.
+    if (section.lines.at(-1)?.error) throw new FixtureFormatError(`${where}: nothing may follow an "error" line in its turn`);
+    section.lines.push(parsed.line);
   });
-  return lines;
+  if (sections.at(-1)?.lines.length === 0) throw new FixtureFormatError(`${starts.at(-1)}: a turn section needs at least one line`);
+  return sections;
+}
+
+/**
+ * The section a turn plays: among the sections for `turn`, the first whose
+ * `when` occurs in `answer`, else the one without `when`; undefined if none fits.
+ */
+export function sectionFor(sections: readonly FixtureSection[], turn: number, answer: string): FixtureSection | undefined {
+  const candidates = sections.filter((s) => s.turn === turn);
+  return candidates.find((s) => s.when !== undefined && answer.includes(s.when)) ?? candidates.find((s) => s.when === undefined);
 }
 
 export async function listFixtures(dir: string): Promise<string[]> {
@@ -102,7 +174,7 @@ export async function listFixtures(dir: string): Promise<string[]> {
     .sort();
 }
 
-export async function loadFixture(dir: string, name: string): Promise<FixtureLine[]> {
+export async function loadFixture(dir: string, name: string): Promise<FixtureSection[]> {
   if (!FIXTURE_NAME.test(name)) throw new FixtureFormatError(`invalid fixture name "${name}"`);
   const file = path.join(dir, name + FIXTURE_EXTENSION);
   return parseFixture(await readFile(file, "utf8"), file);

@@ -1,17 +1,26 @@
 /**
  * The `AgentExecutor` of the replay kernel: each turn replays a list of
- * fixture lines onto the task's event bus, with their recorded delays.
+ * fixture lines onto the task's event bus, with their recorded delays. A
+ * task's first turn picks the fixture; its later turns (answers to an
+ * interrupt, guidance) play that fixture's section for the turn.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { Message, Task, type Part } from "@a2a-js/sdk";
+import { Message, Task, TaskState, type Part } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
-import { frameKey, listFixtures, loadFixture, selectFixture, type FixtureLine } from "./fixtures.js";
+import { frameKey, listFixtures, loadFixture, sectionFor, selectFixture, type FixtureLine } from "./fixtures.js";
+import { permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
 import { toLiveEvent, type LiveIds } from "./live-event.js";
 
 export interface ReplayTurn {
   /** The user message's text parts, concatenated and trimmed. */
   text: string;
+  /**
+   * What `when` of a turn section is matched against: `text`, then the
+   * compact JSON of each data part (`{"schemaVersion":1,…,"decision":"deny"}`),
+   * one per line.
+   */
+  answer: string;
   taskId: string;
   contextId: string;
   /** The user message as A2A wire JSON. */
@@ -27,6 +36,7 @@ export interface ReplayExecutorOptions {
   script?: ReplayScript | undefined;
   timeScale: number;
   errors: FixtureErrors;
+  pending: PendingInputs;
 }
 
 const userText = (parts: readonly Part[]) =>
@@ -34,6 +44,11 @@ const userText = (parts: readonly Part[]) =>
     .map((part) => (part.content?.$case === "text" ? part.content.value : ""))
     .join("")
     .trim();
+
+const answerText = (parts: readonly Part[]) =>
+  [userText(parts), ...parts.flatMap((part) => (part.content?.$case === "data" ? [JSON.stringify(part.content.value)] : []))]
+    .filter((piece) => piece !== "")
+    .join("\n");
 
 export class ReplayExecutor implements AgentExecutor {
   /**
@@ -45,6 +60,8 @@ export class ReplayExecutor implements AgentExecutor {
   // needs the task's context id.
   private readonly contextIds = new Map<string, string>();
   private readonly turnCounts = new Map<string, number>();
+  /** The fixture each task's first turn picked; its later turns play from it. */
+  private readonly fixtureNames = new Map<string, string>();
   private readonly shutdown = new AbortController();
 
   constructor(private readonly options: ReplayExecutorOptions) {}
@@ -57,10 +74,12 @@ export class ReplayExecutor implements AgentExecutor {
     this.contextIds.set(ids.taskId, ids.contextId);
     const turnIndex = this.turnCounts.get(ids.taskId) ?? 0;
     this.turnCounts.set(ids.taskId, turnIndex + 1);
+    this.takeAnswer(ctx);
     try {
       const lines = await this.linesFor({
         ...ids,
         text: userText(ctx.userMessage.parts),
+        answer: answerText(ctx.userMessage.parts),
         message: Message.toJSON(ctx.userMessage),
         turnIndex,
       });
@@ -78,6 +97,7 @@ export class ReplayExecutor implements AgentExecutor {
    */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     this.replays.get(taskId)?.forEach((replay) => replay.abort());
+    this.options.pending.clear(taskId);
     const ids = { taskId, contextId: this.contextIds.get(taskId) ?? "" };
     const status = { state: "TASK_STATE_CANCELED", timestamp: new Date().toISOString() };
     bus.publish(toLiveEvent({ statusUpdate: { status } }, ids));
@@ -88,11 +108,25 @@ export class ReplayExecutor implements AgentExecutor {
     this.shutdown.abort();
   }
 
+  /**
+   * A turn's message answers what the task waited for: a permission answer
+   * (checked by the request handler already) resolves its input, any other
+   * message to a parked task consumes the parked input.
+   */
+  private takeAnswer(ctx: RequestContext): void {
+    const permission = permissionAnswerOf(ctx.userMessage);
+    if (typeof permission?.inputId === "string") this.options.pending.resolve(ctx.taskId, permission.inputId);
+    else if (ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) this.options.pending.consumeInput(ctx.taskId);
+  }
+
   private async linesFor(turn: ReplayTurn): Promise<FixtureLine[]> {
     const scripted = this.options.script?.(turn);
     if (scripted) return scripted;
     const { fixturesDir } = this.options;
-    return loadFixture(fixturesDir, selectFixture(turn.text, await listFixtures(fixturesDir)));
+    const name = this.fixtureNames.get(turn.taskId) ?? selectFixture(turn.text, await listFixtures(fixturesDir));
+    this.fixtureNames.set(turn.taskId, name);
+    const section = sectionFor(await loadFixture(fixturesDir, name), turn.turnIndex, turn.answer);
+    return section?.lines ?? noSectionReply(name, turn.turnIndex);
   }
 
   private async replay(lines: FixtureLine[], ctx: RequestContext, bus: ExecutionEventBus, signal: AbortSignal) {
@@ -108,10 +142,15 @@ export class ReplayExecutor implements AgentExecutor {
       // The SDK rejects a turn whose first event is not a Task. A follow-up
       // turn starts from the stored task, as a real kernel's does.
       if (!started && frameKey(line.frame) !== "task") {
-        bus.publish(AgentEvent.task(ctx.task ?? Task.fromJSON({ ...idsAsTask(ids), status: { state: "TASK_STATE_SUBMITTED" } })));
+        const task = ctx.task ?? Task.fromJSON({ ...idsAsTask(ids), status: { state: "TASK_STATE_SUBMITTED" } });
+        // Without the input this turn answers (a sideband SendMessage returns this very event).
+        bus.publish(AgentEvent.task(withWaiting(task, this.options.pending)));
       }
       started = true;
-      bus.publish(toLiveEvent(line.frame, ids));
+      const event = toLiveEvent(line.frame, ids);
+      // Noted before publishing: the client may answer as soon as it sees the status.
+      if (event.kind === "statusUpdate") this.options.pending.noteStatus(ids.taskId, event.data.status?.state, event.data.metadata);
+      bus.publish(event.kind === "task" ? AgentEvent.task(withWaiting(event.data, this.options.pending)) : event);
     }
   }
 
@@ -124,3 +163,13 @@ export class ReplayExecutor implements AgentExecutor {
 }
 
 const idsAsTask = (ids: LiveIds) => ({ id: ids.taskId, contextId: ids.contextId });
+
+/** A turn the fixture has no section for: a short answer, and the task completes. */
+export function noSectionReply(fixture: string, turnIndex: number): FixtureLine[] {
+  const text = `The demo fixture \`${fixture}\` has nothing recorded for turn ${turnIndex}, so this task ends here. Send a fixture name as a new message to try another scenario.`;
+  const message = { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }], taskId: "${taskId}", contextId: "${contextId}" };
+  return [
+    { delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_WORKING", message } } } },
+    { delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_COMPLETED" } } } },
+  ];
+}

@@ -12,10 +12,12 @@ import { InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
-import { FixtureErrors, ReplayRequestHandler } from "./fixture-errors.js";
+import { FixtureErrors } from "./fixture-errors.js";
+import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
+import { ReplayRequestHandler } from "./replay-request-handler.js";
 
-export type { FixtureError, FixtureLine } from "./fixtures.js";
+export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
 export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
 
 export interface ReceivedCall {
@@ -53,14 +55,17 @@ const BODY_LIMIT = "16mb";
 
 export async function startReplayKernel(options: ReplayKernelOptions = {}): Promise<ReplayKernel> {
   const errors = new FixtureErrors();
+  const pending = new PendingInputs();
   const executor = new ReplayExecutor({
     fixturesDir: options.fixturesDir ?? FIXTURES_DIR,
     script: options.script,
     timeScale: options.timeScale ?? 1,
     errors,
+    pending,
   });
   const card = agentCard();
-  const handler = new ReplayRequestHandler(card, new InMemoryTaskStore(), executor, errors);
+  const store = new WaitingTaskStore(new InMemoryTaskStore(), pending);
+  const handler = new ReplayRequestHandler(card, store, executor, errors, pending);
   const received: ReceivedCall[] = [];
 
   const app = express();

@@ -47,7 +47,7 @@ describe("startReplayKernel", () => {
     const out = results(await stream(k.url, "SendStreamingMessage", userMessage("chat", { contextId: "agui-ctx-1" })));
     const taskId: string = out[0].task.id;
     const ids = { taskId, contextId: "agui-ctx-1" };
-    const expected = (await loadFixture(FIXTURES_DIR, "chat")).map(({ frame }) => {
+    const expected = (await loadFixture(FIXTURES_DIR, "chat"))[0]!.lines.map(({ frame }) => {
       const [key, payload] = Object.entries(fillPlaceholders(frame, ids) as object)[0]!;
       const bound = key === "task" ? { ...payload, id: taskId, contextId: ids.contextId } : { ...payload, ...ids };
       return StreamResponse.toJSON(StreamResponse.fromJSON({ [key]: bound }));

@@ -1,0 +1,93 @@
+/**
+ * The SDK's request handler with what the demo kernel adds around a turn:
+ * - a permission answer is checked strictly, as the real kernel checks it,
+ *   and refused with JSON-RPC error -32602 before any event;
+ * - a non-streaming `SendMessage` carrying a permission answer is a sideband
+ *   answer: it is answered with the task at once;
+ * - a call whose replay hit a fixture `error` line fails with that error
+ *   (see `fixture-errors.ts`).
+ */
+import { SendMessageConfiguration, TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
+import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
+import type { FixtureErrors } from "./fixture-errors.js";
+import { isTerminal, pendingProblem, permissionAnswerOf, permissionAnswerProblem, permissionParts, type PendingInputs } from "./interrupts.js";
+
+interface CheckedAnswer {
+  task: Task;
+  inputId: string;
+}
+
+export class ReplayRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly store: TaskStore,
+    executor: AgentExecutor,
+    private readonly fixtureErrors: FixtureErrors,
+    private readonly pending: PendingInputs,
+  ) {
+    super(card, store, executor);
+  }
+
+  override async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    await this.checkAnswer(params.message, context);
+    yield* super.sendMessageStream(params, context);
+    this.fixtureErrors.throwIfRaised(context);
+  }
+
+  /**
+   * A sideband permission answer does not wait for the task: when it was the
+   * last thing a parked task waited for, the task's next turn starts in the
+   * background (as a streaming answer would start it) and the call returns
+   * the task as that turn begins; otherwise the answer is only recorded.
+   */
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    const answer = await this.checkAnswer(params.message, context);
+    if (answer) {
+      const parked = answer.task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
+      if (!parked || this.pending.waitsBeyond(answer.task.id, answer.inputId)) return this.recordAnswer(answer, params.message!, context);
+      const configuration = { ...SendMessageConfiguration.fromJSON({}), ...params.configuration, returnImmediately: true };
+      params = { ...params, configuration };
+    }
+    let result: Message | Task;
+    try {
+      result = await super.sendMessage(params, context);
+    } catch (error) {
+      this.fixtureErrors.throwIfRaised(context);
+      throw error;
+    }
+    this.fixtureErrors.throwIfRaised(context);
+    return result;
+  }
+
+  /**
+   * Refuses a malformed permission answer, or one its task does not wait
+   * for. Returns the answer's task when the message is a permission answer
+   * to a live task; undefined for any other message, and for an unknown or
+   * finished task, which the SDK then refuses with its own error.
+   */
+  private async checkAnswer(message: Message | undefined, context: ServerCallContext): Promise<CheckedAnswer | undefined> {
+    if (!message || permissionParts(message).length === 0) return undefined;
+    const problem = permissionAnswerProblem(message);
+    if (problem) throw refusal(problem);
+    const task = await this.store.load(message.taskId, context);
+    if (!task || isTerminal(task.status?.state)) return undefined;
+    const answer = permissionAnswerOf(message)!;
+    const unexpected = pendingProblem(answer, this.pending.permissions(task.id));
+    if (unexpected) throw refusal(unexpected);
+    return { task, inputId: answer.inputId as string };
+  }
+
+  /** A sideband answer while the task runs on (or still waits on more): note it and show the task. */
+  private async recordAnswer({ task, inputId }: CheckedAnswer, message: Message, context: ServerCallContext): Promise<Task> {
+    this.pending.resolve(task.id, inputId);
+    const updated: Task = { ...task, history: [...task.history, message] };
+    await this.store.save(updated, context);
+    return (await this.store.load(task.id, context)) ?? updated;
+  }
+}
+
+const refusal = (problem: string) => new RequestMalformedError(`Invalid permission answer: ${problem}.`);
