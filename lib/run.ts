@@ -4,7 +4,7 @@
  * three `pipe(...)` phases below top to bottom to see the whole run.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { catchError, concatMap, defer, finalize, of, pipe, startWith, type Observable, type SchedulerLike } from "rxjs";
+import { catchError, concat, concatMap, defer, finalize, ignoreElements, of, pipe, startWith, type Observable, type SchedulerLike } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
 import { AguiError, toAguiError } from "./errors.js";
@@ -55,15 +55,17 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
 
   return defer(() => {
     const { execution } = thread.state;
-    const cancelTask = () => {
-      const taskId = thread.state.execution.taskId;
+    const cancel = (taskId: string | null) => {
       if (taskId) deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
     };
+    const cancelTask = () => cancel(thread.state.execution.taskId);
     // A client that leaves cancels the task, unless the run paused durably or interrupts still wait (R-PER-5).
     const abandon = () =>
-      void thread.settled().then(() => {
-        if (!thread.paused && Object.keys(thread.state.execution.pending).length === 0) cancelTask();
+      thread.afterChanges((state, paused) => {
+        if (!paused && Object.keys(state.execution.pending).length === 0) cancel(state.execution.taskId);
       });
+    // The lease goes back before the stream ends, so the client's next request finds the thread free.
+    const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
 
     const remember = async (signal: KernelSignal): Promise<KernelSignal> => {
       if (signal.kind === "task-bound") await thread.rememberTask(signal.taskId, signal.contextId);
@@ -77,7 +79,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
 
     const kernel$: Observable<KernelSignal> = isResume
       ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now })
-      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals());
+      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
 
     // What the kernel said → ids the thread must remember (a failure ends the run), and when and how the run ends.
     const readKernel = pipe(
@@ -104,11 +106,12 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       }),
       closeSpans(),
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),
+    );
+
+    return concat(kernel$.pipe(readKernel, projectToAgui, deliver), releaseThread).pipe(
       onAbandon<SseItem>(abandon),
       finalize(() => void thread.close().catch((error: unknown) => log(`releasing thread ${threadId} failed`, error))),
     );
-
-    return kernel$.pipe(readKernel, projectToAgui, deliver);
   });
 }
 

@@ -111,9 +111,16 @@ export function inputsOf(iacCode: JsonObject): KernelInput[] {
 export interface ToKernelSignalsOptions {
   /** Id for a tool call the kernel sent without `toolUseId`. */
   newToolId?: () => string;
+  /**
+   * Whether the Task snapshot that opens a stream may announce inputs. A
+   * new task cannot be waiting yet, and an SDK kernel may serialise that
+   * snapshot late, with metadata merged in from later updates; the status
+   * update that parks the task carries the input anyway.
+   */
+  readLeadingSnapshotInputs?: boolean;
 }
 
-export function signalsOf(update: A2AUpdate, options: Required<ToKernelSignalsOptions>): KernelSignal[] {
+export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSignalsOptions>, "newToolId">): KernelSignal[] {
   const { kind, body } = update;
   const signals: KernelSignal[] = [];
   const taskId = str(kind === "task" ? body.id : body.taskId);
@@ -161,5 +168,9 @@ export function signalsOf(update: A2AUpdate, options: Required<ToKernelSignalsOp
 
 export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorFunction<A2AUpdate, KernelSignal> {
   const resolved = { newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`) };
-  return mergeMap((update) => signalsOf(update, resolved));
+  const readLeading = options.readLeadingSnapshotInputs ?? true;
+  return mergeMap((update, index) => {
+    const signals = signalsOf(update, resolved);
+    return index === 0 && update.kind === "task" && !readLeading ? signals.filter((signal) => signal.kind !== "inputs") : signals;
+  });
 }

@@ -141,8 +141,12 @@ export class ThreadRun {
     this.options.onClosed?.();
   }
 
-  /** Waits for every change in flight: a disconnect decides what to cancel only after that. */
-  settled(): Promise<unknown> {
-    return this.#queue;
+  /**
+   * Runs `decide` once every change in flight is on disk, before any change
+   * asked for later: a disconnect decides what to cancel from the state the
+   * run reached, not from the state its own close leaves.
+   */
+  afterChanges(decide: (state: ThreadState, paused: boolean) => void): void {
+    this.#queue = this.#queue.then(() => decide(this.#state, this.#paused)).catch(() => undefined);
   }
 }

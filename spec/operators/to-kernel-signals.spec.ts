@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
+import { inputsOf, normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
 import { marbles } from "../support/marbles.js";
 
@@ -133,6 +133,51 @@ describe("toKernelSignals", () => {
       expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
         a: { kind: "task-bound", taskId: "t1", contextId: undefined },
         b: { kind: "task-state", state: "unknown" },
+      });
+    });
+  });
+});
+
+describe("inputsOf", () => {
+  it("takes the required direct input and pending permissions, once per input id, marking sideband ones", () => {
+    const question = { inputId: "q1", kind: "ask_user_question", required: true };
+    const candidate = { inputId: "c1", kind: "permission", required: true, scope: "candidate" };
+    const permission = { inputId: "p1", kind: "permission", required: true };
+    expect(inputsOf({ input: question, pendingPermissions: [permission, { ...permission }, { inputId: "x", required: false }] })).toEqual([
+      { projection: question, sideband: false },
+      { projection: permission, sideband: true },
+    ]);
+    expect(inputsOf({ input: candidate })).toEqual([{ projection: candidate, sideband: true }]);
+    expect(inputsOf({ input: { ...question, subPipelineId: "sp" } })[0]?.sideband).toBe(true);
+    expect(inputsOf({ input: { ...question, required: "yes" } })).toEqual([]);
+  });
+
+  it("emits the inputs after the status text and before the state", () => {
+    const input = { inputId: "q1", kind: "ask_user_question", required: true };
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", { a: withIacCode({ input }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")) });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcd|)", {
+        a: bound,
+        b: { kind: "text", messageId: "t1-message", text: "Which region?", source: "delta" },
+        c: { kind: "inputs", inputs: [{ projection: input, sideband: false }] },
+        d: { kind: "task-state", state: "input-required" },
+      });
+    });
+  });
+});
+
+describe("toKernelSignals on a new task's stream", () => {
+  it("does not read inputs from the opening Task snapshot, only from the updates after it", () => {
+    const input = { inputId: "q1", kind: "ask_user_question", required: true };
+    const snapshot = { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" }, metadata: { iac_code: { input } } } };
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("a----b", { a: snapshot, b: withIacCode({ input }, "TASK_STATE_INPUT_REQUIRED") });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }))).toBe("(as)-(bcd)", {
+        a: bound,
+        s: { kind: "task-state", state: "submitted" },
+        b: bound,
+        c: { kind: "inputs", inputs: [{ projection: input, sideband: false }] },
+        d: { kind: "task-state", state: "input-required" },
       });
     });
   });

@@ -18,6 +18,7 @@ import { startService, type RunningService } from "../../lib/server.js";
 export interface Harness {
   kernel: ReplayKernel;
   service: RunningService;
+  stateDir: string;
   close(): Promise<void>;
 }
 
@@ -38,10 +39,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export async function startHarness(kernelOptions: ReplayKernelOptions = {}, config: Partial<Config> = {}): Promise<Harness> {
   const kernel = await startReplayKernel({ timeScale: 0, ...kernelOptions });
-  const service = await startService(testConfig({ a2aUrl: kernel.url, ...config }));
+  const serviceConfig = testConfig({ a2aUrl: kernel.url, ...config });
+  const service = await startService(serviceConfig);
   return {
     kernel,
     service,
+    stateDir: serviceConfig.stateDir,
     async close() {
       await service.close();
       await kernel.close();
