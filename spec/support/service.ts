@@ -13,7 +13,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import { Observable, lastValueFrom, toArray, type Subscribable } from "rxjs";
 import type { Config } from "../../lib/config.js";
 import { startReplayKernel, type FixtureLine, type ReplayKernel, type ReplayKernelOptions } from "../../lib/kernel/replay-kernel.js";
-import { startService, type RunningService } from "../../lib/server.js";
+import { startService, type RunningService, type ServiceOptions } from "../../lib/server.js";
 
 export interface Harness {
   kernel: ReplayKernel;
@@ -37,10 +37,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startHarness(kernelOptions: ReplayKernelOptions = {}, config: Partial<Config> = {}): Promise<Harness> {
+export async function startHarness(
+  kernelOptions: ReplayKernelOptions = {},
+  config: Partial<Config> = {},
+  serviceOptions: ServiceOptions = {},
+): Promise<Harness> {
   const kernel = await startReplayKernel({ timeScale: 0, ...kernelOptions });
   const serviceConfig = testConfig({ a2aUrl: kernel.url, ...config });
-  const service = await startService(serviceConfig);
+  const service = await startService(serviceConfig, serviceOptions);
   return {
     kernel,
     service,
