@@ -22,7 +22,7 @@ export type ToolStatus = "started" | "input_complete" | "completed" | "failed";
 
 /** A `required: true` input projection the kernel is waiting on (contract §5). */
 export interface KernelInput {
-  /** As the kernel sent it; the run keeps only the allowlisted fields before storing or showing it. */
+  /** The allowlisted fields of the kernel's projection (contract §5), with an `inputId`. */
   projection: Record<string, unknown>;
   /** Answered out of band (`SendMessage`), as sub-pipeline waits are. */
   sideband: boolean;

@@ -12,7 +12,8 @@
  */
 import type { TokenUsage } from "@ag-ui/core";
 import { mergeMap, type OperatorFunction } from "rxjs";
-import type { KernelInput, KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
+import { inputsOf } from "../lib/interrupts/keep-input.js";
+import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
@@ -89,25 +90,6 @@ function sessionIdOf(iacCode: JsonObject): string | undefined {
     .find(Boolean);
 }
 
-/**
- * The required input projections of an update (contract §5): the direct
- * `input` first, then `pendingPermissions`, once per input id. A direct input
- * of a candidate or sub-pipeline, and every pending permission, is answered
- * out of band (sideband).
- */
-export function inputsOf(iacCode: JsonObject): KernelInput[] {
-  const direct = isObject(iacCode.input) ? [{ projection: iacCode.input, sideband: iacCode.input.scope === "candidate" || typeof iacCode.input.subPipelineId === "string" }] : [];
-  const permissions = Array.isArray(iacCode.pendingPermissions) ? iacCode.pendingPermissions.filter(isObject).map((projection) => ({ projection, sideband: true })) : [];
-  const seen = new Set<string>();
-  return [...direct, ...permissions].filter(({ projection }) => {
-    if (projection.required !== true) return false;
-    const key = str(projection.inputId) ?? JSON.stringify(projection);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
 export interface ToKernelSignalsOptions {
   /** Id for a tool call the kernel sent without `toolUseId`. */
   newToolId?: () => string;
@@ -160,7 +142,8 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     const history = trailingAgentText(body.history);
     if (history.text) signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
   }
-  const inputs = inputsOf(iacCode);
+  // Only the kept fields of a projection travel on: nothing else of it can reach a client or the disk.
+  const inputs = inputsOf(iacCode).map(({ value, sideband }) => ({ projection: value, sideband }));
   if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
   if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
   return signals;

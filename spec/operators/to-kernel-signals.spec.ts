@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { inputsOf, normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
+import { normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
 import { marbles } from "../support/marbles.js";
 
@@ -138,24 +138,11 @@ describe("toKernelSignals", () => {
   });
 });
 
-describe("inputsOf", () => {
-  it("takes the required direct input and pending permissions, once per input id, marking sideband ones", () => {
-    const question = { inputId: "q1", kind: "ask_user_question", required: true };
-    const candidate = { inputId: "c1", kind: "permission", required: true, scope: "candidate" };
-    const permission = { inputId: "p1", kind: "permission", required: true };
-    expect(inputsOf({ input: question, pendingPermissions: [permission, { ...permission }, { inputId: "x", required: false }] })).toEqual([
-      { projection: question, sideband: false },
-      { projection: permission, sideband: true },
-    ]);
-    expect(inputsOf({ input: candidate })).toEqual([{ projection: candidate, sideband: true }]);
-    expect(inputsOf({ input: { ...question, subPipelineId: "sp" } })[0]?.sideband).toBe(true);
-    expect(inputsOf({ input: { ...question, required: "yes" } })).toEqual([]);
-  });
-
-  it("emits the inputs after the status text and before the state", () => {
+describe("toKernelSignals and inputs", () => {
+  it("emits the inputs, kept fields only, after the status text and before the state", () => {
     const input = { inputId: "q1", kind: "ask_user_question", required: true };
     marbles().run(({ cold, expectObservable }) => {
-      const frames = cold("(a|)", { a: withIacCode({ input }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")) });
+      const frames = cold("(a|)", { a: withIacCode({ input: { ...input, secretToken: "x" } }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")) });
       expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcd|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Which region?", source: "delta" },
