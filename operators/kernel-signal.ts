@@ -38,8 +38,22 @@ export type KernelSignal =
    * status repeating the whole answer and `history` the trailing agent turns
    * of a Task snapshot: both are shown only when nothing streamed before.
    */
-  | { kind: "text"; messageId: string | undefined; text: string; source: "delta" | "final" | "history" }
-  | { kind: "reasoning"; text: string }
+  | {
+      kind: "text";
+      messageId: string | undefined;
+      text: string;
+      source: "delta" | "final" | "history";
+      /** Pipeline text: its messages may be open side by side (parallel candidates), and it is never a replay. */
+      pipeline?: true;
+    }
+  /** Thinking; `messageId` names the message it belongs to (pipeline text), else the current one. */
+  | { kind: "reasoning"; text: string; messageId?: string }
+  /** One pipeline envelope (`metadata.iac_code.pipeline` / `pipelineBatch.events[]`), verbatim. */
+  | { kind: "pipeline-event"; envelope: PipelineEnvelope; recovered: boolean }
+  /** The recovery snapshot of `GET <a2a>/iac-code/pipeline/state` (contract §6); recovered events follow it. */
+  | { kind: "pipeline-snapshot"; snapshot: Record<string, unknown> }
+  /** A pipeline step opened or closed; `key` is namespaced per sub-pipeline (contract §6). */
+  | { kind: "step"; phase: "started" | "finished"; key: string; name: string }
   | { kind: "tool"; status: ToolStatus; toolCallId: string; toolName: string; input: unknown; result: unknown }
   /** `tool.status == "progress"`: the tool metadata, passed through. */
   | { kind: "tool-progress"; tool: Record<string, unknown> }
@@ -65,7 +79,23 @@ export type KernelSignal =
       textDigests?: string[];
       /** The committed interrupts, once persisted: only then is the pause announced (R-INT-3). */
       interrupts?: Interrupt[];
+      /** The pipeline cursor reached: the highest sequence seen (contract §4 dedupe). */
+      pipelineSequence?: number;
+      /** The durable open pipeline steps, by key, reopened by the next run (R-MAP-2). */
+      openSteps?: string[];
     };
+
+/** The kernel's pipeline event envelope (contract §3); only these fields are read, the rest passes verbatim. */
+export interface PipelineEnvelope extends Record<string, unknown> {
+  eventType?: unknown;
+  eventId?: unknown;
+  sequence?: unknown;
+  scope?: unknown;
+  data?: unknown;
+  step?: unknown;
+  candidate?: unknown;
+  candidateStep?: unknown;
+}
 
 export type SignalOf<K extends KernelSignal["kind"]> = Extract<KernelSignal, { kind: K }>;
 
