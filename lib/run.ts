@@ -28,7 +28,7 @@ import { toKernelSignals } from "../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
 
 export type SseItem = AGUIEvent | Heartbeat;
-export type RunA2A = Pick<A2AClient, "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask">;
+export type RunA2A = Pick<A2AClient, "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState">;
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -58,7 +58,10 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
     const cancel = (taskId: string | null) => {
       if (taskId) deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
     };
-    const cancelTask = () => cancel(thread.state.execution.taskId);
+    // Never while interrupts still wait on the task: they stay answerable (a failed resume is retried).
+    const cancelTask = () => {
+      if (Object.keys(thread.state.execution.pending).length === 0) cancel(thread.state.execution.taskId);
+    };
     // A client that leaves cancels the task, unless the run paused durably or interrupts still wait (R-PER-5).
     const abandon = () =>
       thread.afterChanges((state, paused) => {
@@ -124,7 +127,8 @@ async function settleRunEnd(end: SignalOf<"run-end">, thread: ThreadRun, cancelT
   if (!end.kernelSettled) cancelTask();
   if (end.error || !end.inputs?.length) return end;
   try {
-    return { ...end, interrupts: await thread.pause(end.inputs, end.textDigests ?? []) };
+    const { textDigests, pipelineSequence, openSteps } = end;
+    return { ...end, interrupts: await thread.pause(end.inputs, { textDigests, pipelineSequence, openSteps }) };
   } catch (error) {
     cancelTask();
     await thread.end().catch(() => undefined);

@@ -6,8 +6,10 @@
  * text already streamed in this run it only completes the open message (END)
  * and is never sent again; when nothing streamed it goes out as one
  * whole-message triplet. History text (a Task snapshot) is shown only when
- * nothing else was. Messages never run in parallel here: opening one closes
- * the previous. Other items pass through untouched.
+ * nothing else was. Agent messages never run in parallel: opening one
+ * closes the previous. Pipeline messages do (parallel candidates, R-MAP-3):
+ * each keeps its own id and stays open until the run's spans close. Other
+ * items pass through untouched.
  *
  *   d1 d2 final  → START CONTENT(d1) CONTENT(d2) END
  *   final        → START CONTENT(all) END
@@ -54,7 +56,9 @@ export function projectText(options: ProjectTextOptions = {}): OperatorFunction<
   const knownDigests = options.knownDigests ?? new Set<string>();
   return (source) =>
     defer(() => {
+      /** The message new agent text goes to; pipeline messages may be open beside it. */
       let openId: string | undefined;
+      const open = new Set<string>();
       let textEmitted = false;
       /** The full text of each message of this run, as the client now has it, in order of first text. */
       const sent = new Map<string, string>();
@@ -62,28 +66,31 @@ export function projectText(options: ProjectTextOptions = {}): OperatorFunction<
       const close = (): AGUIEvent[] => {
         if (openId === undefined) return [];
         const end: AGUIEvent = { type: EventType.TEXT_MESSAGE_END, messageId: openId };
+        open.delete(openId);
         openId = undefined;
         return [end];
       };
 
       /** What of `text` is new to the client: all of it, unless it repeats an earlier run's message. */
-      const unseen = (messageId: string, text: string): string => {
+      const unseen = (messageId: string, text: string, replayable: boolean): string => {
         if (sent.has(messageId)) {
           sent.set(messageId, sent.get(messageId)! + text);
           return text;
         }
         sent.set(messageId, text);
-        return text.slice(replayedPrefixLength(text, knownDigests));
+        return replayable ? text.slice(replayedPrefixLength(text, knownDigests)) : text;
       };
 
-      const append = (messageId: string, text: string): AGUIEvent[] => {
-        const delta = unseen(messageId, text);
+      const append = (messageId: string, text: string, pipeline = false): AGUIEvent[] => {
+        const delta = unseen(messageId, text, !pipeline);
         if (!delta) return [];
         const out: AGUIEvent[] = [];
-        if (messageId !== openId) {
-          out.push(...close(), { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
-          openId = messageId;
+        if (!open.has(messageId)) {
+          if (!pipeline) out.push(...close());
+          out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+          open.add(messageId);
         }
+        openId = messageId;
         out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
         textEmitted = true;
         return out;
@@ -91,7 +98,7 @@ export function projectText(options: ProjectTextOptions = {}): OperatorFunction<
 
       const project = (signal: SignalOf<"text">): AGUIEvent[] => {
         if (!signal.text) return [];
-        if (signal.source === "delta") return append(signal.messageId ?? openId ?? newMessageId(), signal.text);
+        if (signal.source === "delta") return append(signal.messageId ?? openId ?? newMessageId(), signal.text, signal.pipeline);
         if (textEmitted) return signal.source === "final" ? close() : [];
         return [...append(signal.messageId ?? newMessageId(), signal.text), ...close()];
       };

@@ -7,8 +7,8 @@
  * task state. Anything
  * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
  * One update can carry several signals; they come out in the order a reader
- * of the frame would expect: ids, reasoning, tool, usage, artifact, text,
- * inputs awaited, state.
+ * of the frame would expect: ids, pipeline envelopes, reasoning, tool, usage,
+ * artifact, text, inputs awaited, state.
  */
 import type { TokenUsage } from "@ag-ui/core";
 import { mergeMap, type OperatorFunction } from "rxjs";
@@ -112,6 +112,12 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : {};
   const sessionId = sessionIdOf(iacCode);
   if (sessionId) signals.push({ kind: "session-bound", sessionId });
+
+  // The batch first, then the single envelope: the kernel's own order (contract §3).
+  const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
+  for (const envelope of [...batch, iacCode.pipeline]) {
+    if (isObject(envelope)) signals.push({ kind: "pipeline-event", envelope, recovered: false });
+  }
 
   const thinking = iacCode.thinking;
   if (isObject(thinking) && thinking.type === "raw_thinking" && str(thinking.text)) {

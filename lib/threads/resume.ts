@@ -12,7 +12,7 @@
  * answer is never sent twice (R-RES-5).
  */
 import type { ResumeEntry } from "@ag-ui/core";
-import { concat, concatMap, defer, from, mergeMap, Observable, of } from "rxjs";
+import { concat, concatMap, defer, EMPTY, from, mergeMap, Observable, of } from "rxjs";
 import { iacCodeMetadata } from "../a2a/request-mapping.js";
 import { rpcErrorOf } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
@@ -22,6 +22,7 @@ import type { KernelSignal } from "../../operators/kernel-signal.js";
 import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
 import { isObject, toA2AUpdate, type A2AUpdate, type JsonObject } from "../../operators/unwrap-stream-response.js";
 import type { RunA2A } from "../run.js";
+import { liveEvents, reattach, recoveredPipeline } from "./recovery.js";
 import { pendingExpired } from "./thread-transitions.js";
 import type { ThreadRun } from "./thread-run.js";
 
@@ -48,8 +49,15 @@ interface Answer {
 
 export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
   return defer(() => from(prepare(context))).pipe(
-    mergeMap((prepared) => (prepared instanceof AguiError ? of(settled(prepared)) : deliver(context, prepared))),
+    mergeMap((prepared) => (prepared instanceof AguiError ? of(settled(prepared)) : concat(missedPipelineEvents(context), deliver(context, prepared)))),
   );
+}
+
+/** A paused pipeline may have moved on (other candidates): what it did since the pause comes first. */
+function missedPipelineEvents({ input, thread, a2a }: ResumeContext): Observable<KernelSignal> {
+  const { taskId, pipelineSequence } = thread.state.execution;
+  const isPipeline = pipelineSequence > 0 || input.forwardedProps.iacCode.runMode === "pipeline";
+  return isPipeline && taskId ? recoveredPipeline(a2a, taskId, pipelineSequence) : EMPTY;
 }
 
 /** Everything that can refuse the resume before an answer leaves: the answers to send, or why not. */
@@ -143,7 +151,7 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
       }
       return accepted(answers.at(-1)!);
     }).pipe(mergeMap((signals) => signals));
-    return concat(sent, follow(a2a, taskId));
+    return concat(sent, reattach(a2a, taskId, thread.state.execution.pipelineSequence));
   }
 
   const streams = answers.map((answer, index) => {
@@ -162,7 +170,7 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
       notAcceptedIsSettled(() => first),
     );
   });
-  return concat(...streams, defer(() => follow(a2a, taskId)));
+  return concat(...streams, defer(() => liveEvents(a2a, taskId)));
 }
 
 /**
@@ -195,19 +203,3 @@ function notAcceptedIsSettled(notYetAccepted: () => boolean) {
       }),
     );
 }
-
-/** After the answers: the task's live events until it settles (the kernel's own stream may have ended first). */
-function follow(a2a: RunA2A, taskId: string): Observable<KernelSignal> {
-  let first = true;
-  return a2a.subscribeToTask(taskId).pipe(
-    mergeMap((frame) => {
-      const update = toA2AUpdate(frame);
-      const signals = signalsOf(update, { newToolId });
-      // The subscription opens with a Task snapshot whose text the client already has.
-      const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
-      first = false;
-      return fresh;
-    }),
-  );
-}
-

@@ -25,6 +25,13 @@ export interface ThreadRunOptions {
   onClosed?: () => void;
 }
 
+/** Where a paused run stands, for the run that resumes it. */
+export interface ResumePoint {
+  textDigests?: readonly string[];
+  pipelineSequence?: number;
+  openSteps?: readonly string[];
+}
+
 export class ThreadRun {
   #state: ThreadState;
   /** Persistence in order: each change waits for the one before. */
@@ -88,10 +95,12 @@ export class ThreadRun {
   }
 
   /**
-   * Persists the inputs the run pauses on, with the text digests a resume
-   * needs, and only then gives back the interrupts to announce.
+   * Persists the inputs the run pauses on, with what a resume needs (text
+   * digests, the pipeline cursor and open steps), and only then gives back
+   * the interrupts to announce.
    */
-  async pause(inputs: readonly KernelInput[], textDigests: readonly string[]): Promise<Interrupt[]> {
+  async pause(inputs: readonly KernelInput[], resumePoint: ResumePoint = {}): Promise<Interrupt[]> {
+    const { textDigests = [], pipelineSequence, openSteps } = resumePoint;
     const { taskId } = this.#state.execution;
     const expiresAt = this.options.interruptTtlS > 0 ? new Date(this.options.now() + this.options.interruptTtlS * 1000).toISOString() : undefined;
     const added: Record<string, PendingInput> = {};
@@ -107,6 +116,8 @@ export class ThreadRun {
         ...state.execution,
         pending: { ...state.execution.pending, ...added },
         textSnapshotDigests: [...new Set([...state.execution.textSnapshotDigests, ...textDigests])],
+        pipelineSequence: Math.max(state.execution.pipelineSequence, pipelineSequence ?? 0),
+        pipelineOpenSteps: openSteps ? [...openSteps] : state.execution.pipelineOpenSteps,
       },
     }));
     this.#paused = true;

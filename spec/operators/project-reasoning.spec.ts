@@ -51,3 +51,16 @@ describe("projectReasoning", () => {
     });
   });
 });
+
+describe("projectReasoning with pipeline thinking", () => {
+  it("keeps the thinking of parallel sub-pipelines in separate spans named after their messages", () => {
+    const a: RunItem = { kind: "reasoning", text: "A", messageId: "pm:c1" };
+    const b: RunItem = { kind: "reasoning", text: "B", messageId: "pm:c2" };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a----b", { a, b }).pipe(projectReasoning({ runId: "r1" }))).toBe("(smc)(SMC)", {
+        s: opened("reasoning-pm:c1").s, m: opened("reasoning-pm:c1").m, c: content("reasoning-pm:c1", "A"),
+        S: opened("reasoning-pm:c2").s, M: opened("reasoning-pm:c2").m, C: content("reasoning-pm:c2", "B"),
+      });
+    });
+  });
+});

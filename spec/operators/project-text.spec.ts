@@ -123,3 +123,25 @@ describe("replayedPrefixLength", () => {
     expect(replayedPrefixLength("abc", new Set())).toBe(0);
   });
 });
+
+describe("projectText with pipeline text", () => {
+  const pipelineDelta = (text: string, messageId: string): RunItem => ({ kind: "text", messageId, text, source: "delta", pipeline: true });
+
+  it("keeps parallel candidates' interleaved text in separate, simultaneously open messages", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a---b---c", { a: pipelineDelta("A1", "pm:c1"), b: pipelineDelta("B1", "pm:c2"), c: pipelineDelta("A2", "pm:c1") });
+      expectObservable(items.pipe(project())).toBe("(sc)(SC)d", {
+        s: start("pm:c1"), c: content("pm:c1", "A1"), S: start("pm:c2"), C: content("pm:c2", "B1"), d: content("pm:c1", "A2"),
+      });
+    });
+  });
+
+  it("never trims pipeline text as a replay", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a", { a: pipelineDelta("Known text", "pm:c1") });
+      expectObservable(items.pipe(projectText({ knownDigests: new Set([textDigest("Known")]) }))).toBe("(sc)", {
+        s: start("pm:c1"), c: content("pm:c1", "Known text"),
+      });
+    });
+  });
+});

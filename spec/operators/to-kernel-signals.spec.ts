@@ -170,6 +170,27 @@ describe("toKernelSignals on a new task's stream", () => {
   });
 });
 
+describe("toKernelSignals and pipeline envelopes", () => {
+  it("passes each envelope on verbatim, the batch before the single one, before the other metadata", () => {
+    const e1 = { eventId: "evt-1", sequence: 1.0, eventType: "step_started" };
+    const e2 = { eventId: "evt-2", sequence: 2, eventType: "text_delta", data: { text: "hi" } };
+    const e3 = { eventId: "evt-3", sequence: 3, eventType: "brand_new_type" };
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("(a|)", {
+        a: withIacCode({ pipeline: e3, pipelineBatch: { schemaVersion: "1.0", events: [e1, e2, "junk"] }, thinking: { type: "raw_thinking", text: "t" } }),
+      });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(a123rw|)", {
+        a: bound,
+        1: { kind: "pipeline-event", envelope: e1, recovered: false },
+        2: { kind: "pipeline-event", envelope: e2, recovered: false },
+        3: { kind: "pipeline-event", envelope: e3, recovered: false },
+        r: { kind: "reasoning", text: "t" },
+        w: working,
+      });
+    });
+  });
+});
+
 describe("normalizeTaskState", () => {
   it.each([
     ["TASK_STATE_INPUT_REQUIRED", "input-required"],

@@ -1,0 +1,63 @@
+/**
+ * Re-attaching to a pipeline task (R-MAP-2, contract §6 "Recovery"): what
+ * the kernel's recovery route says was missed, then the task's live events.
+ * Used when a pipeline resumes, after sideband answers, and when the kernel
+ * stream drops mid-run.
+ */
+import { concat, defer, from, mergeMap, type Observable } from "rxjs";
+import type { KernelSignal } from "../../operators/kernel-signal.js";
+import { signalsOf } from "../../operators/to-kernel-signals.js";
+import { isObject, toA2AUpdate } from "../../operators/unwrap-stream-response.js";
+import type { RunA2A } from "../run.js";
+
+const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
+
+/**
+ * `GET <a2a>/iac-code/pipeline/state?taskId&afterSequence` → one snapshot
+ * signal, then each missed envelope (marked recovered, so dedupe applies
+ * the recovery rule). A 404 (no pipeline) gives nothing.
+ */
+export function recoveredPipeline(a2a: Pick<RunA2A, "getPipelineState">, taskId: string, afterSequence: number): Observable<KernelSignal> {
+  return defer(async (): Promise<KernelSignal[]> => {
+    const state = await a2a.getPipelineState(taskId, afterSequence);
+    if (!isObject(state) || !isObject(state.snapshot)) return [];
+    const events = Array.isArray(state.events) ? state.events.filter(isObject) : [];
+    return [
+      { kind: "pipeline-snapshot", snapshot: state.snapshot },
+      ...events.map((envelope): KernelSignal => ({ kind: "pipeline-event", envelope, recovered: true })),
+    ];
+  }).pipe(mergeMap((signals) => signals));
+}
+
+/**
+ * The task as it is now (`GetTask`), what the pipeline missed, then the
+ * task's live events (`SubscribeToTask`) unless `GetTask` showed it already
+ * settled. The snapshot's text is never replayed: the client has it.
+ */
+export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Observable<KernelSignal> {
+  return defer(async () => {
+    const task = toA2AUpdate(await a2a.getTask(taskId));
+    const now = signalsOf(task, { newToolId }).filter((signal) => signal.kind !== "text" && signal.kind !== "pipeline-event");
+    // The missed pipeline events come before the task's present state, which may end the run.
+    return concat(
+      from(now.filter((signal) => signal.kind !== "task-state" && signal.kind !== "inputs")),
+      recoveredPipeline(a2a, taskId, afterSequence),
+      from(now.filter((signal) => signal.kind === "task-state" || signal.kind === "inputs")),
+      defer(() => liveEvents(a2a, taskId)),
+    );
+  }).pipe(mergeMap((signals) => signals));
+}
+
+/** `SubscribeToTask`, less the text of the Task snapshot it opens with. */
+export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string): Observable<KernelSignal> {
+  let first = true;
+  return a2a.subscribeToTask(taskId).pipe(
+    mergeMap((frame) => {
+      const update = toA2AUpdate(frame);
+      const signals = signalsOf(update, { newToolId });
+      const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
+      first = false;
+      return fresh;
+    }),
+  );
+}
