@@ -1,0 +1,57 @@
+/**
+ * The ids a pipeline envelope is known by on the AG-UI side (contract §6,
+ * R-MAP-3): an envelope (and the pipeline run id) in, a text message id, a
+ * step key and a step name out. Parallel candidates run the same steps
+ * under the same step ids, so every id here carries the candidate's identity
+ * first: two candidates never share a message or a step name.
+ */
+import type { PipelineEnvelope } from "./kernel-signal.js";
+import { isObject } from "./unwrap-stream-response.js";
+
+const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/** Until a recovery snapshot names the pipeline run, the thread stands for it. */
+export const defaultPipelineRunId = (threadId: string) => `pipeline-${threadId}`;
+
+/** The ACTIVITY_SNAPSHOT message that carries a pipeline run's recovery snapshot. */
+export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelineRunId}`;
+
+/**
+ * `pipeline-message:<P>:<scope>[:<c1>:<c2>…]`, the coordinates being the
+ * `runId` (else `id`) of `candidate`, `candidateStep` and `step`, in that
+ * order. A run id changes with each attempt, so a retried step writes a new
+ * message rather than appending to the failed one.
+ */
+export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: string): string {
+  const coordinates: string[] = [];
+  for (const part of [envelope.candidate, envelope.candidateStep, envelope.step]) {
+    const coordinate = isObject(part) ? (nonEmpty(part.runId) ?? nonEmpty(part.id)) : undefined;
+    if (coordinate !== undefined && !coordinates.includes(coordinate)) coordinates.push(coordinate);
+  }
+  return ["pipeline-message", pipelineRunId, nonEmpty(envelope.scope) ?? "pipeline", ...coordinates].join(":");
+}
+
+/**
+ * The durable key of the step an envelope belongs to, or undefined when it
+ * names none: `candidate:<candidate>:<stepId>` inside a candidate, else
+ * `step:<stepId>`, where `stepId` is `(candidateStep || step).id`. The
+ * candidate is named by `id` (its sub-pipeline id), else a `subPipelineId`
+ * (the candidate's own, then the envelope's), else its `runId`.
+ */
+export function pipelineStepKey(envelope: PipelineEnvelope): string | undefined {
+  const step = isObject(envelope.candidateStep) ? envelope.candidateStep : envelope.step;
+  const stepId = isObject(step) ? nonEmpty(step.id) : undefined;
+  if (stepId === undefined) return undefined;
+  const candidate = isObject(envelope.candidate) ? envelope.candidate : undefined;
+  const candidateId = candidate
+    ? (nonEmpty(candidate.id) ?? nonEmpty(candidate.subPipelineId) ?? nonEmpty(envelope.subPipelineId) ?? nonEmpty(candidate.runId))
+    : undefined;
+  return candidateId === undefined ? `step:${stepId}` : `candidate:${candidateId}:${stepId}`;
+}
+
+/**
+ * The AG-UI `stepName` of a step key: the bare step id for a top-level step,
+ * the whole key for a candidate's, so that the same step running in two
+ * candidates side by side is two legal spans.
+ */
+export const stepNameOf = (key: string): string => (key.startsWith("step:") ? key.slice("step:".length) : key);

@@ -1,0 +1,136 @@
+/**
+ * Pipeline envelopes → the signals the normal-mode projectors already
+ * handle, plus CUSTOM `iac-code.pipeline.v1`; the recovery snapshot →
+ * ACTIVITY_SNAPSHOT (contract §4, §6; R-MAP-3, R-MAP-4, R-CUS-4).
+ *
+ *   text_delta       → text {source: "delta", pipeline: true}
+ *   thinking_delta   → reasoning (raw_thinking only)
+ *   tool_started     → tool input_complete  (START, ARGS, END downstream)
+ *   tool_result      → tool completed | failed (isError === true)
+ *   usage            → usage
+ *   step lifecycle   → step started | finished, when the envelope names a step
+ *   the allowlist    → CUSTOM {name: "iac-code.pipeline.v1", value: <envelope verbatim>}
+ *   anything else    → nothing
+ *
+ *   snapshot(p1) text_delta(candidate c1) text_delta(candidate c2)
+ *     → ACTIVITY_SNAPSHOT(pipeline:p1) text(pipeline-message:p1:…:c1) text(pipeline-message:p1:…:c2)
+ *
+ * Dispositions come from the registry (`pipeline-event-types.ts`). Text and
+ * reasoning are addressed by the pipeline message id, so parallel candidates
+ * write separate messages; the pipeline run id in it is `pipeline-<threadId>`
+ * until a recovery snapshot names the run. Within one envelope the order is
+ * standard signal, step, CUSTOM. Dedupe happens upstream
+ * (`dedupePipelineEvents`); steps are balanced downstream (`projectSteps`).
+ */
+import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
+import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { assertNever, isSignal, type KernelSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { dispositionOf, isCustom, type StandardMapping } from "./pipeline-event-types.js";
+import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "./pipeline-ids.js";
+import { isObject, type JsonObject } from "./unwrap-stream-response.js";
+
+export const PIPELINE_EVENT = "iac-code.pipeline.v1";
+
+const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+/** Struct numbers arrive as floats; token counts are whole. */
+const tokens = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
+
+function usageOf(data: JsonObject): TokenUsage {
+  const usage: TokenUsage = {};
+  const provider = nonEmpty(data.provider);
+  const model = nonEmpty(data.model);
+  if (provider !== undefined) usage.provider = provider;
+  if (model !== undefined) usage.model = model;
+  for (const key of ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const) {
+    const value = tokens(data[key]);
+    if (value !== undefined) usage[key] = value;
+  }
+  return usage;
+}
+
+export interface ProjectPipelineEventsOptions {
+  threadId: string;
+  /** Id for a tool call the envelope sent without `toolUseId`. */
+  newToolId?: () => string;
+}
+
+export function projectPipelineEvents(options: ProjectPipelineEventsOptions): OperatorFunction<RunItem, RunItem> {
+  const newToolId = options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`);
+  return (source) =>
+    defer(() => {
+      let pipelineRunId = defaultPipelineRunId(options.threadId);
+
+      const standard = (as: StandardMapping, envelope: PipelineEnvelope): KernelSignal[] => {
+        const data = envelope.data;
+        if (!isObject(data)) return [];
+        switch (as) {
+          case "text": {
+            const text = nonEmpty(data.text);
+            if (text === undefined) return [];
+            return [{ kind: "text", messageId: pipelineMessageId(envelope, pipelineRunId), text, source: "delta", pipeline: true }];
+          }
+          case "reasoning": {
+            const text = nonEmpty(data.text);
+            if (data.type !== "raw_thinking" || text === undefined) return [];
+            return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope, pipelineRunId) }];
+          }
+          case "tool-start":
+            return [{
+              kind: "tool",
+              status: "input_complete",
+              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+              toolName: nonEmpty(data.toolName) ?? "tool",
+              // As in normal mode, a call with no input reads as no arguments.
+              input: data.input ?? {},
+              result: undefined,
+            }];
+          case "tool-result":
+            return [{
+              kind: "tool",
+              status: data.isError === true ? "failed" : "completed",
+              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+              toolName: nonEmpty(data.toolName) ?? "tool",
+              input: data.input,
+              result: data.result,
+            }];
+          case "usage":
+            return [{ kind: "usage", usage: usageOf(data) }];
+          default:
+            return assertNever(as);
+        }
+      };
+
+      const project = ({ envelope }: SignalOf<"pipeline-event">): RunItem[] => {
+        const disposition = dispositionOf(envelope.eventType);
+        const out: RunItem[] = [];
+        if (disposition.kind === "standard") out.push(...standard(disposition.as, envelope));
+        if (disposition.kind === "step") {
+          const key = pipelineStepKey(envelope);
+          if (key !== undefined) out.push({ kind: "step", phase: disposition.phase, key, name: stepNameOf(key) });
+        }
+        if (isCustom(disposition)) out.push({ type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope });
+        return out;
+      };
+
+      const recover = ({ snapshot }: SignalOf<"pipeline-snapshot">): AGUIEvent[] => {
+        pipelineRunId = nonEmpty(snapshot.pipelineRunId) ?? pipelineRunId;
+        return [{
+          type: EventType.ACTIVITY_SNAPSHOT,
+          messageId: pipelineActivityId(pipelineRunId),
+          activityType: PIPELINE_EVENT,
+          content: { schemaVersion: 1, pipelineRunId, snapshot },
+          replace: true,
+        }];
+      };
+
+      return source.pipe(
+        mergeMap((item): RunItem[] => {
+          if (!isSignal(item)) return [item];
+          if (item.kind === "pipeline-event") return project(item);
+          if (item.kind === "pipeline-snapshot") return recover(item);
+          return [item];
+        }),
+      );
+    });
+}

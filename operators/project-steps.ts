@@ -1,0 +1,79 @@
+/**
+ * Step signals → `STEP_STARTED` / `STEP_FINISHED {stepName}`, balanced
+ * within the run and across runs (contract §6 Steps, R-MAP-2).
+ *
+ * A pipeline step may outlive an AG-UI run: it opens before an interrupt and
+ * finishes in the resume run. Two sets keep that legal. The durable set
+ * (keys; from `durableOpen`, handed back on `run-end` as `openSteps`) is
+ * what the pipeline has open; the run set is what this run's stream has
+ * open. On subscription every durable step is reopened, sorted by key —
+ * `runAgent` puts RUN_STARTED in front later in the pipe, so they follow it.
+ *
+ *   started   → STEP_STARTED, unless this run already has it open
+ *   finished  → nothing if the pipeline has no such step open; else
+ *               STEP_FINISHED if this run has it open, else a zero-length
+ *               STEP_STARTED + STEP_FINISHED pair, never a bare finish
+ *
+ *   durableOpen [step:plan]:  (finished step:plan) run-end
+ *     → STEP_STARTED(plan) STEP_FINISHED(plan) run-end{openSteps: []}
+ *
+ * Steps still open at the run's end are closed by `closeSpans`, not here:
+ * they stay in the durable set, to be reopened by the next run.
+ */
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { defer, mergeMap, startWith, type OperatorFunction } from "rxjs";
+import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { stepNameOf } from "./pipeline-ids.js";
+
+export interface ProjectStepsOptions {
+  /** The pipeline steps open when the run starts, by key (`execution.pipelineOpenSteps`). */
+  durableOpen: readonly string[];
+  /**
+   * Whether to reopen them at the start. Default true. An observation
+   * stream (contract §10 subscribe) shows what the kernel does next without
+   * reopening; a finish of a step it never opened then goes out as a
+   * zero-length pair.
+   */
+  reopen?: boolean;
+}
+
+const started = (stepName: string): AGUIEvent => ({ type: EventType.STEP_STARTED, stepName });
+const finished = (stepName: string): AGUIEvent => ({ type: EventType.STEP_FINISHED, stepName });
+
+export function projectSteps(options: ProjectStepsOptions): OperatorFunction<RunItem, RunItem> {
+  return (source) =>
+    defer(() => {
+      const durable = new Set(options.durableOpen);
+      /** Key → the name this run opened it under, so the finish names the same span. */
+      const openInRun = new Map<string, string>();
+
+      const reopened = options.reopen === false ? [] : [...durable].sort().map((key) => {
+        openInRun.set(key, stepNameOf(key));
+        return started(stepNameOf(key));
+      });
+
+      const project = ({ phase, key, name }: SignalOf<"step">): AGUIEvent[] => {
+        if (phase === "started") {
+          durable.add(key);
+          if (openInRun.has(key)) return [];
+          openInRun.set(key, name);
+          return [started(name)];
+        }
+        if (!durable.delete(key)) return [];
+        const openName = openInRun.get(key);
+        if (openName === undefined) return [started(name), finished(name)];
+        openInRun.delete(key);
+        return [finished(openName)];
+      };
+
+      return source.pipe(
+        mergeMap((item): RunItem[] => {
+          if (!isSignal(item)) return [item];
+          if (item.kind === "step") return project(item);
+          if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];
+          return [item];
+        }),
+        startWith(...reopened),
+      );
+    });
+}
