@@ -4,17 +4,25 @@
  * three `pipe(...)` phases below top to bottom to see the whole run.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { catchError, concat, concatMap, defer, finalize, ignoreElements, of, pipe, startWith, type Observable, type SchedulerLike } from "rxjs";
+import {
+  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith,
+  type MonoTypeOperatorFunction, type Observable, type SchedulerLike,
+} from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
 import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
+import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
 import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./validation.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession } from "../operators/announce-session.js";
 import { closeSpans } from "../operators/close-spans.js";
+import { continueAfterDrop } from "../operators/continue-after-drop.js";
+import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
+import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
+import { projectSteps } from "../operators/project-steps.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
 import type { KernelSignal, RunItem, SignalOf } from "../operators/kernel-signal.js";
@@ -83,11 +91,25 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
     const kernel$: Observable<KernelSignal> = isResume
       ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now })
       : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
+    // A pipeline outlives a dropped stream: re-attach to its task and go on (contract §6 recovery).
+    const reattachToTask = () => {
+      const { taskId, pipelineSequence } = thread.state.execution;
+      return taskId ? reattach(deps.a2a, taskId, pipelineSequence) : EMPTY;
+    };
+    const followDrops: MonoTypeOperatorFunction<KernelSignal> =
+      input.forwardedProps.iacCode.runMode === "pipeline" ? continueAfterDrop(reattachToTask) : (signals) => signals;
 
     // What the kernel said → ids the thread must remember (a failure ends the run), and when and how the run ends.
     const readKernel = pipe(
+      followDrops,
       concatMap(remember),
       endRunOnTaskState({ isAnswered: thread.isAnswered }),
+    );
+    // Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans.
+    const unfoldPipeline = pipe(
+      dedupePipelineEvents({ cursor: execution.pipelineSequence }),
+      projectPipelineEvents({ threadId }),
+      projectSteps({ durableOpen: execution.pipelineOpenSteps }),
     );
     // Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told.
     const projectToAgui = pipe(
@@ -111,7 +133,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),
     );
 
-    return concat(kernel$.pipe(readKernel, projectToAgui, deliver), releaseThread).pipe(
+    return concat(kernel$.pipe(readKernel, unfoldPipeline, projectToAgui, deliver), releaseThread).pipe(
       onAbandon<SseItem>(abandon),
       finalize(() => void thread.close().catch((error: unknown) => log(`releasing thread ${threadId} failed`, error))),
     );
