@@ -27,6 +27,7 @@ import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
 import type { KernelSignal, RunItem, SignalOf } from "../operators/kernel-signal.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
+import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
 import { onAbandon } from "../operators/on-abandon.js";
 import { projectArtifacts } from "../operators/project-artifacts.js";
 import { projectReasoning } from "../operators/project-reasoning.js";
@@ -129,6 +130,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
         log(`run ${runId} failed in the pipeline`, error);
         return of(runErrorEvent(toAguiError(error), describe));
       }),
+      neutralizeTerminalControls(),
       closeSpans(),
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),
     );

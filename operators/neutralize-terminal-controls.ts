@@ -1,0 +1,52 @@
+/**
+ * Neutralizes terminal control in every text leaf of every event (R-SIB-8):
+ * a kernel's tool output may carry ANSI escape sequences or C0/C1 control
+ * characters that would move a terminal's cursor, retitle a window or hide
+ * text when a client prints them. Escape sequences (CSI, OSC, and other
+ * ESC-introduced ones) are removed; any other control character but tab and
+ * newline becomes U+FFFD, so nothing vanishes silently. The run's own ids
+ * (thread, run) are the client's and pass unchanged.
+ *
+ *   "\x1b[31mred\x1b[0m\x07" → "red\uFFFD"
+ */
+import type { AGUIEvent } from "@ag-ui/core";
+import { map, type OperatorFunction } from "rxjs";
+
+// OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
+const ESCAPE_SEQUENCE = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?/g;
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const KEPT_AS_SENT = new Set(["threadId", "runId", "parentRunId"]);
+
+export function neutralizeText(text: string): string {
+  if (!ANY_CONTROL.test(text)) return text;
+  return text.replace(ESCAPE_SEQUENCE, "").replace(CONTROL, "\uFFFD");
+}
+
+/** The value with every string neutralized; the same object when nothing changed, so clean events cost no copy. */
+function neutralize(value: unknown): unknown {
+  if (typeof value === "string") return neutralizeText(value);
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const next = neutralize(item);
+      changed ||= next !== item;
+      return next;
+    });
+    return changed ? out : value;
+  }
+  if (value !== null && typeof value === "object") {
+    let out: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(value)) {
+      if (KEPT_AS_SENT.has(key)) continue;
+      const next = neutralize(item);
+      if (next !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = next;
+    }
+    return out ?? value;
+  }
+  return value;
+}
+
+export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
+  return map((event) => neutralize(event) as AGUIEvent);
+}
