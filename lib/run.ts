@@ -26,6 +26,7 @@ import { projectSteps } from "../operators/project-steps.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
 import type { KernelSignal, RunItem, SignalOf } from "../operators/kernel-signal.js";
+import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
 import { onAbandon } from "../operators/on-abandon.js";
@@ -89,8 +90,9 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       return settleRunEnd(item, thread, cancelTask);
     };
 
+    const interruptsShownAsTools = (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
     const kernel$: Observable<KernelSignal> = isResume
-      ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now })
+      ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now, interruptsAsTools: interruptsShownAsTools })
       : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
     // A pipeline outlives a dropped stream: re-attach to its task and go on (contract §6 recovery).
     const reattachToTask = () => {
@@ -130,6 +132,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
         log(`run ${runId} failed in the pipeline`, error);
         return of(runErrorEvent(toAguiError(error), describe));
       }),
+      interruptsShownAsTools ? interruptsAsTools() : (events) => events,
       neutralizeTerminalControls(),
       closeSpans(),
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),

@@ -32,6 +32,8 @@ export interface ResumeContext {
   thread: ThreadRun;
   a2a: RunA2A;
   now: () => number;
+  /** The client sees interrupts as frontend tool calls too: close each with the answer (R-SIB-4). */
+  interruptsAsTools?: boolean;
 }
 
 const TASK_NOT_FOUND = -32001;
@@ -44,6 +46,8 @@ const settled = (error: AguiError): KernelSignal => ({ kind: "run-end", error, k
 interface Answer {
   interruptId: string;
   digest: string;
+  /** What the client answered, for the interrupt's frontend tool call. */
+  reply: unknown;
   delivery: Exclude<AnswerDelivery, { call: "cancel" }>;
 }
 
@@ -93,7 +97,12 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
       await thread.end();
       return new AguiError("CANCELLED", { reason: "byInterrupt" });
     }
-    return deliveries.map(({ entry, delivery }) => ({ interruptId: entry.interruptId, digest: resumeDigest(entry), delivery: delivery as Answer["delivery"] }));
+    return deliveries.map(({ entry, delivery }) => ({
+      interruptId: entry.interruptId,
+      digest: resumeDigest(entry),
+      reply: { status: entry.status, payload: entry.payload ?? null },
+      delivery: delivery as Answer["delivery"],
+    }));
   } catch (error) {
     return toAguiError(error, "A2A_UNAVAILABLE");
   }
@@ -131,7 +140,11 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
   const accepted = (answer: Answer): KernelSignal[] => {
     const { iacCodeSessionId } = thread.state;
     const toolResult = answer.delivery.toolResult;
+    const asTool: KernelSignal[] = context.interruptsAsTools
+      ? [{ kind: "tool", status: "completed", toolCallId: answer.interruptId, toolName: "tool", input: undefined, result: answer.reply }]
+      : [];
     return [
+      ...asTool,
       { kind: "task-bound", taskId, contextId: thread.state.contextId },
       ...(iacCodeSessionId ? [{ kind: "session-bound", sessionId: iacCodeSessionId } as const] : []),
       ...(toolResult ? [{ kind: "tool", status: "completed", toolCallId: toolResult.toolCallId, toolName: "tool", input: undefined, result: toolResult.content } as const] : []),

@@ -201,3 +201,26 @@ describe("interrupts and resume over HTTP", () => {
     expect(again.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 });
+
+describe("interrupts as frontend tools, for generic clients (R-SIB-4)", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ script: interruptScript("permission", permissionProjection) });
+  });
+  afterAll(() => harness.close());
+
+  it("opens and closes a tool call named iac-code.interrupt.<kind> with the interrupt id, and answers it in the resumed run", async () => {
+    const first = { ...runInput("permission"), forwardedProps: { ...runInput("x").forwardedProps, iacCodeDisplay: { interruptsAsTools: true } } };
+    const { events } = await postRun(harness.service.url, first);
+    await expectValidRun(events);
+    const start = ofType(events, EventType.TOOL_CALL_START).find((event) => event.toolCallId === "perm-1");
+    expect(start).toMatchObject({ toolCallName: "iac-code.interrupt.permission" });
+    expect(ofType(events, EventType.TOOL_CALL_END).map((event) => event.toolCallId)).toContain("perm-1");
+    interruptsOf(events);
+
+    const { events: resumed } = await postRun(harness.service.url, resume(first as Input, [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }]));
+    await expectValidRun(resumed);
+    const result = ofType(resumed, EventType.TOOL_CALL_RESULT).find((event) => event.toolCallId === "perm-1");
+    expect(JSON.parse(result!.content)).toEqual({ status: "resolved", payload: { decision: "allow_once" } });
+  });
+});
