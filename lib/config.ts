@@ -19,6 +19,8 @@ export interface Config {
   heartbeatMs: number;
   /** Interrupt time-to-live in seconds; 0 disables expiry. */
   interruptTtlS: number;
+  /** Recorder mode: each upstream run is written here as a replayable fixture. */
+  recordDir: string | undefined;
 }
 
 const SETTINGS = {
@@ -31,6 +33,7 @@ const SETTINGS = {
   allowedCwds: "IAC_CODE_AGUI_ALLOWED_CWDS",
   heartbeatMs: "IAC_CODE_AGUI_HEARTBEAT_MS",
   interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
+  recordDir: "IAC_CODE_AGUI_RECORD_DIR",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -120,5 +123,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     allowedCwds: (cwds ? cwds.split(path.delimiter).filter(Boolean) : [process.cwd(), os.tmpdir()]).map((p) => path.resolve(p)),
     heartbeatMs: integer(SETTINGS.heartbeatMs, read("heartbeatMs"), 15_000, 1),
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
+    recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
   };
 }

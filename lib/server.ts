@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
 import type { Config } from "./config.js";
 import { createApp } from "./http/app.js";
+import { recordingClient } from "./recorder/recording-client.js";
 import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
@@ -30,7 +31,7 @@ export interface ServiceOptions {
 export async function startService(config: Config, { log = () => {}, store, now }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
-  const a2a = new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) });
+  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir);
   const app = createApp({ config, a2a, store: store ?? new FileThreadStore({ stateDir: config.stateDir }), log, ...(now ? { now } : {}) });
 
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {

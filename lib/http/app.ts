@@ -22,6 +22,7 @@ import { validateRunInput } from "../validation.js";
 import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import { cancelRoute } from "./cancel-route.js";
+import { sandboxRoute } from "./sandbox-route.js";
 import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { pipeToSse } from "./sse-sink.js";
 
@@ -77,6 +78,7 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {} }
   };
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
+  app.use("/sandbox", sandboxRoute());
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 

@@ -221,6 +221,6 @@ describe("interrupts as frontend tools, for generic clients (R-SIB-4)", () => {
     const { events: resumed } = await postRun(harness.service.url, resume(first as Input, [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }]));
     await expectValidRun(resumed);
     const result = ofType(resumed, EventType.TOOL_CALL_RESULT).find((event) => event.toolCallId === "perm-1");
-    expect(JSON.parse(result!.content)).toEqual({ status: "resolved", payload: { decision: "allow_once" } });
+    expect(JSON.parse(result!.content as string)).toEqual({ status: "resolved", payload: { decision: "allow_once" } });
   });
 });

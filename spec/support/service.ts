@@ -33,6 +33,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     allowedCwds: [os.tmpdir()],
     heartbeatMs: 15_000,
     interruptTtlS: 540,
+    recordDir: undefined,
     ...overrides,
   };
 }
