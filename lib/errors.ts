@@ -13,6 +13,8 @@ export const HTTP_STATUS = {
   INVALID_INPUT: 400,
   NOT_FOUND: 404,
   EXECUTION_NOT_FOUND: 404,
+  /** An observer named an execution, invocation or run this thread does not know (subscribe route). */
+  OBSERVATION_CONFLICT: 409,
   DUPLICATE_RUN_ID: 409,
   RUN_ID_CONFLICT: 409,
   THREAD_BUSY: 409,

@@ -5,7 +5,7 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import {
-  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith,
+  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, tap,
   type MonoTypeOperatorFunction, type Observable, type SchedulerLike,
 } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
@@ -14,6 +14,7 @@ import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
+import type { ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./validation.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
@@ -47,6 +48,8 @@ export interface RunDependencies {
   scheduler?: SchedulerLike;
   log?: (message: string, error?: unknown) => void;
   now?: () => number;
+  /** The thread status read-model observers watch; the run feeds it. */
+  hub?: ThreadStatusHub;
 }
 
 export interface RunRequest {
@@ -135,6 +138,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       interruptsShownAsTools ? interruptsAsTools() : (events) => events,
       neutralizeTerminalControls(),
       closeSpans(),
+      tap((event: AGUIEvent) => deps.hub?.record(threadId, event)),
       mergeHeartbeat<AGUIEvent>(deps.heartbeatMs, deps.scheduler),
     );
 

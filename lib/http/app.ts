@@ -17,14 +17,16 @@ import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { runAgent } from "../run.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { admitRun } from "../threads/admission.js";
+import { ThreadStatusHub } from "../threads/status-hub.js";
 import { ThreadRun } from "../threads/thread-run.js";
 import { validateRunInput } from "../validation.js";
 import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import { cancelRoute } from "./cancel-route.js";
 import { sandboxRoute } from "./sandbox-route.js";
+import { subscribeRoute } from "./subscribe-route.js";
 import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
-import { pipeToSse } from "./sse-sink.js";
+import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
   config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs" | "interruptTtlS">;
@@ -32,6 +34,8 @@ export interface AppDependencies {
   store: ThreadStore;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
+  /** How much a slow client may leave unread before it is dropped (see `sse-sink.ts`). */
+  sse?: Pick<SseSinkOptions, "maxBacklogBytes">;
 }
 
 /** The language of a request whose body may not have passed validation (yet). */
@@ -46,12 +50,13 @@ export function sendError(res: Response, error: AguiError, language: string): vo
   res.status(error.httpStatus).json({ error: { code: error.code, message: messageFor(error, language) } });
 }
 
-export function createApp({ config, a2a, store, now = Date.now, log = () => {} }: AppDependencies): express.Express {
+export function createApp({ config, a2a, store, now = Date.now, log = () => {}, sse = {} }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(bearerAuth(config.authToken));
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
+  const hub = new ThreadStatusHub();
 
   app.get("/health", (_req, res) => {
     res.json({ status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION });
@@ -73,11 +78,15 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {} }
       },
     });
     activeRuns.set(input.threadId, thread);
-    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now });
-    pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error));
+    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now, hub });
+    pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
+      ...sse,
+      onSlowClient: (backlog) => log(`run ${input.runId}: client dropped, ${backlog} bytes unread`),
+    });
   };
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
+  app.use("/extensions/iac-code/v1/executions", subscribeRoute({ store, a2a, hub, heartbeatMs: config.heartbeatMs, log }));
   app.use("/sandbox", sandboxRoute());
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { expectValidRun } from "../support/agui.js";
+import { interruptScript, permissionProjection } from "../support/interrupt-scripts.js";
+import { postRun, runInput, script, startHarness, uniqueId, type Harness } from "../support/service.js";
+
+const sessionOf = (events: AGUIEvent[]) =>
+  (events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as { value: { taskId: string; executionId: string } }).value;
+
+describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subscribe", () => {
+  let harness: Harness;
+  const permission = interruptScript("permission", permissionProjection);
+  const slow = (turn: { text: string }) =>
+    turn.text === "slow"
+      ? [script.task(), script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "First part. "), { delayMs: 400, frame: script.status("WORKING", undefined, "Second part.").frame }, script.status("COMPLETED")]
+      : undefined;
+  beforeAll(async () => {
+    harness = await startHarness({ script: (turn) => permission(turn) ?? slow(turn), timeScale: 1 });
+  });
+  afterAll(() => harness.close());
+  const observe = (executionId: string, body: unknown) => postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, body);
+
+  it("shows a paused execution: the session, the thread status with its interrupts, then the interrupt outcome; it never cancels", async () => {
+    const first = runInput("permission");
+    const { events } = await postRun(harness.service.url, first);
+    const { executionId, taskId } = sessionOf(events);
+    const { status, events: observed } = await observe(executionId, { threadId: first.threadId, runId: first.runId, rosInvocationId: "ros-1" });
+    expect(status).toBe(200);
+    await expectValidRun(observed);
+    expect(observed.map((event) => event.type).slice(0, 3)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.STATE_SNAPSHOT]);
+    expect((observed[2] as { snapshot: unknown }).snapshot).toMatchObject({ threadId: first.threadId, runActive: false, pendingInterrupts: [{ id: "perm-1", kind: "permission" }] });
+    expect(observed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt", interrupts: [{ id: "perm-1" }] } });
+    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(false);
+
+    // Observing took no lease: the thread's owner resumes as usual.
+    const resumed = await postRun(harness.service.url, { ...first, runId: uniqueId("run"), resume: [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }] });
+    expect(resumed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+  });
+
+  it("follows a running execution to its end beside the run, starting from the thread status as a snapshot", async () => {
+    const first = runInput("slow");
+    const response = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(first) });
+    const reader = response.body!.getReader();
+    let raw = "";
+    while (!raw.includes("iac-code.session.v1")) raw += new TextDecoder().decode((await reader.read()).value);
+    const { executionId } = JSON.parse(raw.split("\n").find((line) => line.includes("iac-code.session.v1"))!.slice(6)).value as { executionId: string };
+
+    const { events: observed } = await observe(executionId, { threadId: first.threadId });
+    await expectValidRun(observed);
+    expect((observed.find((event) => event.type === EventType.STATE_SNAPSHOT) as { snapshot: { runActive: boolean } }).snapshot.runActive).toBe(true);
+    expect(observed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    while (!(await reader.read()).done);
+  });
+
+  it.each([
+    ["an unknown body key", { threadId: "t", extra: 1 }, 400, "INVALID_INPUT"],
+    ["an unknown thread", { threadId: "no-such-thread" }, 404, "EXECUTION_NOT_FOUND"],
+  ])("refuses %s", async (_name, body, status, code) => {
+    const result = await observe("e", body);
+    expect(result.status).toBe(status);
+    expect(result.json).toMatchObject({ error: { code } });
+  });
+
+  it("answers 409 OBSERVATION_CONFLICT for an execution, invocation or run the thread does not know", async () => {
+    const first = runInput("permission");
+    const { executionId } = sessionOf((await postRun(harness.service.url, first)).events);
+    for (const [id, body] of [
+      ["other-execution", { threadId: first.threadId }],
+      [executionId, { threadId: first.threadId, rosInvocationId: "ros-other" }],
+      [executionId, { threadId: first.threadId, runId: "never-ran" }],
+    ] as const) {
+      const result = await observe(id, body);
+      expect(result.status).toBe(409);
+      expect(result.json).toMatchObject({ error: { code: "OBSERVATION_CONFLICT" } });
+    }
+  });
+});
