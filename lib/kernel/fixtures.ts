@@ -17,6 +17,12 @@ export interface FixtureLine {
   delayMs: number;
   frame?: unknown;
   error?: FixtureError;
+  /**
+   * Cut the SSE response of the call that started this turn, abruptly, once
+   * the frames before it are written; the replay goes on publishing the
+   * rest of its lines to the task (see `stream-drops.ts`).
+   */
+  drop?: true;
 }
 
 /** The keys of an A2A 1.0 `StreamResponse`; a frame holds exactly one. */
@@ -99,14 +105,18 @@ function parseLine(raw: string, where: string): ParsedLine {
   }
   if (!isObject(value)) throw new FixtureFormatError(`${where}: a line must be a JSON object`);
   if ("turn" in value) return { marker: parseMarker(value, where) };
-  const unknownKeys = Object.keys(value).filter((k) => !["delayMs", "frame", "error"].includes(k));
+  const unknownKeys = Object.keys(value).filter((k) => !["delayMs", "frame", "error", "drop"].includes(k));
   if (unknownKeys.length > 0) throw new FixtureFormatError(`${where}: unknown key(s) ${unknownKeys.join(", ")}`);
   const delayMs = value.delayMs ?? 0;
   if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0) {
     throw new FixtureFormatError(`${where}: "delayMs" must be a number ≥ 0`);
   }
-  if (("frame" in value) === ("error" in value)) {
-    throw new FixtureFormatError(`${where}: a line needs exactly one of "frame" or "error"`);
+  if (["frame", "error", "drop"].filter((key) => key in value).length !== 1) {
+    throw new FixtureFormatError(`${where}: a line needs exactly one of "frame", "error" or "drop"`);
+  }
+  if ("drop" in value) {
+    if (value.drop !== true) throw new FixtureFormatError(`${where}: "drop" must be true`);
+    return { line: { delayMs, drop: true } };
   }
   if ("error" in value) return { line: { delayMs, error: parseError(value.error, where) } };
   if (!frameKey(value.frame)) {

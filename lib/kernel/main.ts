@@ -17,7 +17,7 @@ const USAGE = `Usage: node dist/lib/kernel/main.js [--port N] [--host H] [--fixt
   --port        TCP port (default ${DEFAULT_PORT}; 0 picks a free one)
   --host        address to bind (default 127.0.0.1)
   --fixtures    directory of <name>.jsonl fixtures (default examples/fixtures)
-  --token       require "Authorization: Bearer <token>" on every JSON-RPC call
+  --token       require "Authorization: Bearer <token>" on every JSON-RPC call and recovery request
   --time-scale  multiply every recorded delay (0 replays instantly)`;
 
 function parseArgs(argv: readonly string[]): ReplayKernelOptions {

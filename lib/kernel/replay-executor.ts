@@ -3,14 +3,22 @@
  * fixture lines onto the task's event bus, with their recorded delays. A
  * task's first turn picks the fixture; its later turns (answers to an
  * interrupt, guidance) play that fixture's section for the turn.
+ *
+ * Along the way it notes what the task waits for (`PendingInputs`) and the
+ * pipeline envelopes it publishes (`PipelineLog`, for the recovery route),
+ * cuts the call's stream at a `drop` line (`StreamDrops`), and plays a
+ * sideband answer that arrived while it ran as the next turn, after its
+ * own lines (`continueAfterReplay`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Message, Task, TaskState, type Part } from "@a2a-js/sdk";
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
 import { frameKey, listFixtures, loadFixture, sectionFor, selectFixture, type FixtureLine } from "./fixtures.js";
-import { permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
+import { isTerminal, permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
 import { toLiveEvent, type LiveIds } from "./live-event.js";
+import type { PipelineLog } from "./pipeline-state.js";
+import type { StreamDrops } from "./stream-drops.js";
 
 export interface ReplayTurn {
   /** The user message's text parts, concatenated and trimmed. */
@@ -37,6 +45,8 @@ export interface ReplayExecutorOptions {
   timeScale: number;
   errors: FixtureErrors;
   pending: PendingInputs;
+  drops: StreamDrops;
+  pipeline: PipelineLog;
 }
 
 const userText = (parts: readonly Part[]) =>
@@ -50,6 +60,21 @@ const answerText = (parts: readonly Part[]) =>
     .filter((piece) => piece !== "")
     .join("\n");
 
+/** What one `execute()` call has sent on its bus so far. */
+interface CallProgress {
+  /** Whether the turn's first event (a Task) went out. */
+  started: boolean;
+  /** Events published: what a `drop` line waits to see written. */
+  published: number;
+  /** Whether an event that ends the SDK's stream (a Message, a terminal or input-required status) went out. */
+  streamEnded: boolean;
+}
+
+const STREAM_END_STATES: readonly TaskState[] = [TaskState.TASK_STATE_INPUT_REQUIRED];
+
+// After these, a task takes no continuation: it ended, or waits for a streamed answer.
+const NO_CONTINUATION_STATES: readonly TaskState[] = [TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED];
+
 export class ReplayExecutor implements AgentExecutor {
   /**
    * Replays still running, per task. A task can have several at once: a
@@ -62,6 +87,10 @@ export class ReplayExecutor implements AgentExecutor {
   private readonly turnCounts = new Map<string, number>();
   /** The fixture each task's first turn picked; its later turns play from it. */
   private readonly fixtureNames = new Map<string, string>();
+  /** The state of the last status (or Task) each task published. */
+  private readonly states = new Map<string, TaskState>();
+  /** Sideband answers to play as the next turn once the task's running replay has played its lines. */
+  private readonly continuations = new Map<string, Message>();
   private readonly shutdown = new AbortController();
 
   constructor(private readonly options: ReplayExecutorOptions) {}
@@ -72,21 +101,31 @@ export class ReplayExecutor implements AgentExecutor {
     const running = this.replays.get(ids.taskId) ?? new Set();
     this.replays.set(ids.taskId, running.add(replay));
     this.contextIds.set(ids.taskId, ids.contextId);
-    const turnIndex = this.turnCounts.get(ids.taskId) ?? 0;
-    this.turnCounts.set(ids.taskId, turnIndex + 1);
+    const signal = AbortSignal.any([replay.signal, this.shutdown.signal]);
+    const progress: CallProgress = { started: false, published: 0, streamEnded: false };
     this.takeAnswer(ctx);
     try {
-      const lines = await this.linesFor({
-        ...ids,
-        text: userText(ctx.userMessage.parts),
-        answer: answerText(ctx.userMessage.parts),
-        message: Message.toJSON(ctx.userMessage),
-        turnIndex,
-      });
-      await this.replay(lines, ctx, bus, AbortSignal.any([replay.signal, this.shutdown.signal]));
+      let message: Message | undefined = ctx.userMessage;
+      while (message) {
+        const turnIndex = this.turnCounts.get(ids.taskId) ?? 0;
+        this.turnCounts.set(ids.taskId, turnIndex + 1);
+        const lines = await this.linesFor({
+          ...ids,
+          text: userText(message.parts),
+          answer: answerText(message.parts),
+          message: Message.toJSON(message),
+          turnIndex,
+        });
+        const played = await this.replay(lines, ctx, bus, signal, progress);
+        // A turn cut short (canceled, stopped, or ended by an error line) takes no continuation.
+        message = played ? this.takeContinuation(ids.taskId) : undefined;
+      }
     } finally {
       running.delete(replay);
-      if (running.size === 0) this.replays.delete(ids.taskId);
+      if (running.size === 0) {
+        this.replays.delete(ids.taskId);
+        this.continuations.delete(ids.taskId);
+      }
     }
   };
 
@@ -97,15 +136,44 @@ export class ReplayExecutor implements AgentExecutor {
    */
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     this.replays.get(taskId)?.forEach((replay) => replay.abort());
+    this.continuations.delete(taskId);
     this.options.pending.clear(taskId);
     const ids = { taskId, contextId: this.contextIds.get(taskId) ?? "" };
     const status = { state: "TASK_STATE_CANCELED", timestamp: new Date().toISOString() };
+    this.states.set(taskId, TaskState.TASK_STATE_CANCELED);
     bus.publish(toLiveEvent({ statusUpdate: { status } }, ids));
   };
 
   /** Stops every replay; their streams end as if the kernel went away. */
   stopAll(): void {
     this.shutdown.abort();
+  }
+
+  /**
+   * A sideband answer that resolved the last thing a still-working task
+   * waited for: when a replay of the task is running, the answer plays as
+   * the task's next turn right after that replay's lines, on the same event
+   * bus (so its stream and subscribers see it), and this returns true.
+   * Returns false when no replay runs: the caller starts the turn itself.
+   */
+  continueAfterReplay(taskId: string, answer: Message): boolean {
+    if (!this.replays.has(taskId)) return false;
+    this.continuations.set(taskId, answer);
+    return true;
+  }
+
+  /**
+   * The continuation to play now, if any. None once the task ended, parked
+   * on an input, or announced more waits since the answer (the answer to
+   * those starts the next turn).
+   */
+  private takeContinuation(taskId: string): Message | undefined {
+    const next = this.continuations.get(taskId);
+    this.continuations.delete(taskId);
+    if (!next) return undefined;
+    const state = this.states.get(taskId);
+    if (isTerminal(state) || (state !== undefined && NO_CONTINUATION_STATES.includes(state))) return undefined;
+    return this.options.pending.permissions(taskId).length === 0 && !this.options.pending.input(taskId) ? next : undefined;
   }
 
   /**
@@ -129,29 +197,46 @@ export class ReplayExecutor implements AgentExecutor {
     return section?.lines ?? noSectionReply(name, turn.turnIndex);
   }
 
-  private async replay(lines: FixtureLine[], ctx: RequestContext, bus: ExecutionEventBus, signal: AbortSignal) {
+  /** Plays `lines`; true when all of them played, false when the replay was stopped or hit an error line. */
+  private async replay(lines: FixtureLine[], ctx: RequestContext, bus: ExecutionEventBus, signal: AbortSignal, progress: CallProgress): Promise<boolean> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
-    let started = false;
+    const publish = (event: AgentExecutionEvent) => {
+      const state = event.kind === "task" ? event.data.status?.state : event.kind === "statusUpdate" ? event.data.status?.state : undefined;
+      if (state !== undefined) this.states.set(ids.taskId, state);
+      const endsStream = isTerminal(state) || (state !== undefined && STREAM_END_STATES.includes(state));
+      if (event.kind === "message" || (event.kind === "statusUpdate" && endsStream)) progress.streamEnded = true;
+      bus.publish(event);
+      progress.published++;
+    };
     for (const line of lines) {
-      if (!(await this.wait(line.delayMs, signal))) return;
+      if (!(await this.wait(line.delayMs, signal))) return false;
       if (line.error) {
         // Before any frame this is a refusal of the call; after, a broken stream.
         this.options.errors.raise(ctx.context, line.error);
-        return;
+        return false;
       }
       // The SDK rejects a turn whose first event is not a Task. A follow-up
       // turn starts from the stored task, as a real kernel's does.
-      if (!started && frameKey(line.frame) !== "task") {
+      if (!progress.started && (line.drop || frameKey(line.frame) !== "task")) {
         const task = ctx.task ?? Task.fromJSON({ ...idsAsTask(ids), status: { state: "TASK_STATE_SUBMITTED" } });
         // Without the input this turn answers (a sideband SendMessage returns this very event).
-        bus.publish(AgentEvent.task(withWaiting(task, this.options.pending)));
+        publish(AgentEvent.task(withWaiting(task, this.options.pending)));
       }
-      started = true;
+      progress.started = true;
+      if (line.drop) {
+        // A stream the SDK already ended has nothing left to cut.
+        if (!progress.streamEnded) await this.options.drops.cut(ctx.context, progress.published, signal);
+        continue;
+      }
       const event = toLiveEvent(line.frame, ids);
-      // Noted before publishing: the client may answer as soon as it sees the status.
-      if (event.kind === "statusUpdate") this.options.pending.noteStatus(ids.taskId, event.data.status?.state, event.data.metadata);
-      bus.publish(event.kind === "task" ? AgentEvent.task(withWaiting(event.data, this.options.pending)) : event);
+      if (event.kind === "statusUpdate") {
+        // Noted before publishing: the client may answer, or recover, as soon as it sees the status.
+        this.options.pending.noteStatus(ids.taskId, event.data.status?.state, event.data.metadata);
+        this.options.pipeline.record(ids, event.data.metadata);
+      }
+      publish(event.kind === "task" ? AgentEvent.task(withWaiting(event.data, this.options.pending)) : event);
     }
+    return !signal.aborted;
   }
 
   /** Waits a recorded delay; false once the replay has been stopped. */

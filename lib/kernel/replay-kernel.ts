@@ -2,7 +2,9 @@
  * The embedded demo kernel: a real A2A 1.0 JSON-RPC server built on
  * `@a2a-js/sdk` that replays recorded kernel streams (`examples/fixtures/`).
  * The adapter reaches it over HTTP like any other kernel, so the demo and
- * the tests exercise the same client code a production kernel does.
+ * the tests exercise the same client code a production kernel does. Next to
+ * the JSON-RPC route it serves the pipeline recovery route
+ * (`GET /iac-code/pipeline/state`, `pipeline-state.ts`).
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -10,12 +12,14 @@ import type { AddressInfo } from "node:net";
 import { AGENT_CARD_PATH, AgentCard } from "@a2a-js/sdk";
 import { InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
-import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
 import { FixtureErrors } from "./fixture-errors.js";
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
+import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
 import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
 import { ReplayRequestHandler } from "./replay-request-handler.js";
+import { StreamDrops } from "./stream-drops.js";
 
 export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
 export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
@@ -23,6 +27,12 @@ export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
 export interface ReceivedCall {
   method: string;
   params: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A request to the pipeline recovery route. */
+export interface ReceivedRecovery {
+  query: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -35,7 +45,7 @@ export interface ReplayKernelOptions {
   fixturesDir?: string;
   /** Tests: choose the lines for a turn instead of a fixture file. Return undefined to fall back to fixture selection. */
   script?: ReplayScript;
-  /** When set, every JSON-RPC call must carry `Authorization: Bearer <token>`, else HTTP 401. */
+  /** When set, every JSON-RPC call (and the pipeline recovery route) must carry `Authorization: Bearer <token>`, else HTTP 401. */
   requireToken?: string;
   /** Multiplies every delayMs (tests use 0 to replay instantly). Default 1. */
   timeScale?: number;
@@ -46,8 +56,13 @@ export interface ReplayKernel {
   url: string;
   /** Every JSON-RPC call, in arrival order, including refused ones. */
   received: ReceivedCall[];
+  /** Every request to the pipeline recovery route, in arrival order, including refused ones. */
+  recoveries: ReceivedRecovery[];
   close(): Promise<void>;
 }
+
+/** The pipeline recovery route (wire contract §1, §6), relative to the kernel's base URL. */
+export const PIPELINE_STATE_PATH = "/iac-code/pipeline/state";
 
 // Requests carry images (12 MiB per request body, wire contract §1); the
 // SDK's own parser stops at Express's 100 kB default, so parse first.
@@ -56,21 +71,35 @@ const BODY_LIMIT = "16mb";
 export async function startReplayKernel(options: ReplayKernelOptions = {}): Promise<ReplayKernel> {
   const errors = new FixtureErrors();
   const pending = new PendingInputs();
+  const drops = new StreamDrops();
+  const pipeline = new PipelineLog();
   const executor = new ReplayExecutor({
     fixturesDir: options.fixturesDir ?? FIXTURES_DIR,
     script: options.script,
     timeScale: options.timeScale ?? 1,
     errors,
     pending,
+    drops,
+    pipeline,
   });
   const card = agentCard();
   const store = new WaitingTaskStore(new InMemoryTaskStore(), pending);
   const handler = new ReplayRequestHandler(card, store, executor, errors, pending);
   const received: ReceivedCall[] = [];
+  const recoveries: ReceivedRecovery[] = [];
 
   const app = express();
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
-  app.post("/", express.json({ limit: BODY_LIMIT }), recordCalls(received), bearerAuth(options.requireToken), errors.restoreErrorData());
+  app.get(
+    PIPELINE_STATE_PATH,
+    (req, _res, next) => {
+      recoveries.push({ query: { ...req.query }, headers: { ...req.headers } });
+      next();
+    },
+    bearerAuth(options.requireToken, httpUnauthorized),
+    pipelineStateRoute(pipeline, pending),
+  );
+  app.post("/", express.json({ limit: BODY_LIMIT }), recordCalls(received), bearerAuth(options.requireToken), errors.restoreErrorData(), drops.track());
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use(invalidJson);
 
@@ -86,6 +115,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   return {
     url,
     received,
+    recoveries,
     async close() {
       executor.stopAll();
       // Open streams (a subscription to a parked task stays silent forever)
@@ -120,16 +150,18 @@ function recordCalls(received: ReceivedCall[]): RequestHandler {
   };
 }
 
-function bearerAuth(token: string | undefined): RequestHandler {
+const UNAUTHORIZED = "Unauthorized: a valid bearer token is required.";
+type UnauthorizedBody = (req: Request) => unknown;
+const jsonRpcUnauthorized: UnauthorizedBody = (req) => ({ jsonrpc: "2.0", id: req.body?.id ?? null, error: { code: -32600, message: UNAUTHORIZED } });
+const httpUnauthorized: UnauthorizedBody = () => ({ error: { code: "UNAUTHORIZED", message: UNAUTHORIZED } });
+
+function bearerAuth(token: string | undefined, body: UnauthorizedBody = jsonRpcUnauthorized): RequestHandler {
   if (token === undefined) return (_req, _res, next) => next();
   const expected = Buffer.from(`Bearer ${token}`);
   return (req, res, next) => {
     const given = Buffer.from(req.header("authorization") ?? "");
     if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
-    res
-      .status(401)
-      .set("WWW-Authenticate", "Bearer")
-      .json({ jsonrpc: "2.0", id: req.body?.id ?? null, error: { code: -32600, message: "Unauthorized: a valid bearer token is required." } });
+    res.status(401).set("WWW-Authenticate", "Bearer").json(body(req));
   };
 }
 

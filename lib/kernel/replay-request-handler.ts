@@ -3,14 +3,16 @@
  * - a permission answer is checked strictly, as the real kernel checks it,
  *   and refused with JSON-RPC error -32602 before any event;
  * - a non-streaming `SendMessage` carrying a permission answer is a sideband
- *   answer: it is answered with the task at once;
+ *   answer: it is answered with the task at once, and plays the task's next
+ *   turn when it was the last thing the task waited for;
  * - a call whose replay hit a fixture `error` line fails with that error
  *   (see `fixture-errors.ts`).
  */
 import { SendMessageConfiguration, TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
-import { DefaultRequestHandler, type AgentExecutor, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
+import { DefaultRequestHandler, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
+import type { ReplayExecutor } from "./replay-executor.js";
 import { isTerminal, pendingProblem, permissionAnswerOf, permissionAnswerProblem, permissionParts, type PendingInputs } from "./interrupts.js";
 
 interface CheckedAnswer {
@@ -22,7 +24,7 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
   constructor(
     card: AgentCard,
     private readonly store: TaskStore,
-    executor: AgentExecutor,
+    private readonly executor: ReplayExecutor,
     private readonly fixtureErrors: FixtureErrors,
     private readonly pending: PendingInputs,
   ) {
@@ -39,16 +41,21 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
   }
 
   /**
-   * A sideband permission answer does not wait for the task: when it was the
-   * last thing a parked task waited for, the task's next turn starts in the
-   * background (as a streaming answer would start it) and the call returns
-   * the task as that turn begins; otherwise the answer is only recorded.
+   * A sideband permission answer does not wait for the task. When it was
+   * the last thing the task waited for, it plays as the task's next turn:
+   * right after the lines of a replay still running for the task (on the
+   * same event bus, so the task's stream and subscribers see it), else at
+   * once in the background, as a streaming answer would start it; the call
+   * returns the task as it is, or as that turn begins. An answer that leaves
+   * the task waiting on more is only recorded.
    */
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const answer = await this.checkAnswer(params.message, context);
     if (answer) {
       const parked = answer.task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
-      if (!parked || this.pending.waitsBeyond(answer.task.id, answer.inputId)) return this.recordAnswer(answer, params.message!, context);
+      if (this.pending.waitsBeyond(answer.task.id, answer.inputId)) return this.recordAnswer(answer, params.message!, context);
+      // No await between the check and the hand-over: the replay cannot end in between.
+      if (!parked && this.executor.continueAfterReplay(answer.task.id, params.message!)) return this.recordAnswer(answer, params.message!, context);
       const configuration = { ...SendMessageConfiguration.fromJSON({}), ...params.configuration, returnImmediately: true };
       params = { ...params, configuration };
     }
@@ -84,7 +91,9 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
   /** A sideband answer while the task runs on (or still waits on more): note it and show the task. */
   private async recordAnswer({ task, inputId }: CheckedAnswer, message: Message, context: ServerCallContext): Promise<Task> {
     this.pending.resolve(task.id, inputId);
-    const updated: Task = { ...task, history: [...task.history, message] };
+    // The task as it is now: a running replay may have moved it on since the answer was checked.
+    const current = (await this.store.load(task.id, context)) ?? task;
+    const updated: Task = { ...current, history: [...current.history, message] };
     await this.store.save(updated, context);
     return (await this.store.load(task.id, context)) ?? updated;
   }

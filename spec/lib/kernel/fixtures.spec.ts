@@ -26,6 +26,12 @@ const DEMO_FIXTURES = [
   "permission",
   "question",
   "deploy-confirm",
+  "pipeline",
+  "pipeline-permission",
+  "pipeline-failed-step",
+  "pipeline-cleanup",
+  "pipeline-drop",
+  "pipeline-sideband",
 ];
 
 const linesOf = (sections: FixtureSection[]) => sections.flatMap((s) => s.lines);
@@ -56,6 +62,21 @@ describe("the recorded fixtures", () => {
     expect(await lastState("chat")).toBe("TASK_STATE_COMPLETED");
     expect(await lastState("failing-run")).toBe("TASK_STATE_FAILED");
     expect(linesOf(await loadFixture(FIXTURES_DIR, "stream-error")).at(-1)!.error).toBeDefined();
+    expect(await lastState("pipeline")).toBe("TASK_STATE_COMPLETED");
+    expect(await lastState("pipeline-failed-step")).toBe("TASK_STATE_FAILED");
+    expect(await lastState("pipeline-cleanup")).toBe("TASK_STATE_COMPLETED");
+    expect(await lastState("pipeline-drop")).toBe("TASK_STATE_COMPLETED");
+    expect(await lastState("pipeline-permission")).toBe("TASK_STATE_INPUT_REQUIRED");
+    expect(await lastState("pipeline-sideband")).toBe("TASK_STATE_WORKING");
+  });
+
+  it("pipeline-drop drops its stream mid-pipeline, then pauses long enough to re-attach", async () => {
+    const [section] = await loadFixture(FIXTURES_DIR, "pipeline-drop");
+    const at = section!.lines.findIndex((l) => l.drop);
+    expect(section!.lines.filter((l) => l.drop)).toHaveLength(1);
+    expect(at).toBeGreaterThan(1);
+    expect(at).toBeLessThan(section!.lines.length - 2);
+    expect(section!.lines[at + 1]!.delayMs).toBeGreaterThanOrEqual(200);
   });
 
   it.each([
@@ -141,6 +162,12 @@ describe("parseFixture", () => {
     expect(parseFixture(text)).toEqual([{ turn: 0, lines: [{ delayMs: 0, frame: { message: { messageId: "m" } } }] }]);
   });
 
+  it("reads a drop line, with its delay", () => {
+    expect(parseFixture('{"delayMs": 200, "drop": true}\n{"frame": {"message": {"messageId": "m"}}}')).toEqual([
+      { turn: 0, lines: [{ delayMs: 200, drop: true }, { delayMs: 0, frame: { message: { messageId: "m" } } }] },
+    ]);
+  });
+
   it("reads an error line with optional data", () => {
     const text = '{"delayMs": 5, "error": {"code": -32000, "message": "boom", "data": {"retryable": true}}}';
     expect(parseFixture(text)).toEqual([{ turn: 0, lines: [{ delayMs: 5, error: { code: -32000, message: "boom", data: { retryable: true } } }] }]);
@@ -150,7 +177,10 @@ describe("parseFixture", () => {
     ["not JSON", "{nope", /x.jsonl:1: not JSON/],
     ["a frame with an unknown key", '{"frame": {"kind": "status-update"}}', /exactly one of task/],
     ["a frame with two keys", '{"frame": {"task": {}, "message": {}}}', /exactly one of task/],
-    ["both frame and error", '{"frame": {"task": {}}, "error": {"code": 1, "message": "m"}}', /exactly one of "frame" or "error"/],
+    ["both frame and error", '{"frame": {"task": {}}, "error": {"code": 1, "message": "m"}}', /exactly one of "frame", "error" or "drop"/],
+    ["a drop with a frame", '{"drop": true, "frame": {"task": {}}}', /exactly one of "frame", "error" or "drop"/],
+    ["a drop that is not true", '{"delayMs": 5, "drop": false}', /"drop" must be true/],
+    ["a line with nothing to do", '{"delayMs": 5}', /exactly one of "frame", "error" or "drop"/],
     ["a negative delay", '{"delayMs": -1, "frame": {"task": {}}}', /delayMs/],
     ["an error without an integer code", '{"error": {"code": "E", "message": "m"}}', /"error" must be/],
     ["an unknown key", '{"delay": 3, "frame": {"task": {}}}', /unknown key\(s\) delay/],
