@@ -21,6 +21,8 @@ export interface Config {
   interruptTtlS: number;
   /** Recorder mode: each upstream run is written here as a replayable fixture. */
   recordDir: string | undefined;
+  /** How long a disconnected client may come back (as an observer) before its task is cancelled; 0 = at once. */
+  disconnectGraceMs: number;
 }
 
 const SETTINGS = {
@@ -34,6 +36,7 @@ const SETTINGS = {
   heartbeatMs: "IAC_CODE_AGUI_HEARTBEAT_MS",
   interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
   recordDir: "IAC_CODE_AGUI_RECORD_DIR",
+  disconnectGraceMs: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -124,5 +127,6 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     heartbeatMs: integer(SETTINGS.heartbeatMs, read("heartbeatMs"), 15_000, 1),
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
     recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
+    disconnectGraceMs: integer(SETTINGS.disconnectGraceMs, read("disconnectGraceMs"), 0, 0),
   };
 }

@@ -14,6 +14,7 @@ import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
+import type { DisconnectGrace } from "./threads/disconnect-grace.js";
 import type { ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./validation.js";
@@ -50,6 +51,10 @@ export interface RunDependencies {
   now?: () => number;
   /** The thread status read-model observers watch; the run feeds it. */
   hub?: ThreadStatusHub;
+  /** A disconnect within the grace window waits there for the client to come back (R-SIB-7). */
+  grace?: DisconnectGrace;
+  /** Ends an execution the run left open (its grace window ran out). */
+  endExecution?: (threadId: string, executionId: string) => Promise<void>;
 }
 
 export interface RunRequest {
@@ -78,7 +83,18 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
     // A client that leaves cancels the task, unless the run paused durably or interrupts still wait (R-PER-5).
     const abandon = () =>
       thread.afterChanges((state, paused) => {
-        if (!paused && Object.keys(state.execution.pending).length === 0) cancel(state.execution.taskId);
+        if (paused || Object.keys(state.execution.pending).length > 0) return;
+        const { taskId, executionId } = state.execution;
+        if (!deps.grace?.enabled || taskId === null) return cancel(taskId);
+        thread.keepExecutionOpen();
+        deps.grace.hold({
+          threadId,
+          executionId,
+          expire: () => {
+            cancel(taskId);
+            void deps.endExecution?.(threadId, executionId).catch((error: unknown) => log(`ending execution ${executionId} failed`, error));
+          },
+        });
       });
     // The lease goes back before the stream ends, so the client's next request finds the thread free.
     const releaseThread = defer(() => thread.close()).pipe(ignoreElements());

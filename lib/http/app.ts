@@ -17,6 +17,8 @@ import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { runAgent } from "../run.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { admitRun } from "../threads/admission.js";
+import { DisconnectGrace } from "../threads/disconnect-grace.js";
+import { endStoredExecution } from "../threads/end-execution.js";
 import { ThreadStatusHub } from "../threads/status-hub.js";
 import { ThreadRun } from "../threads/thread-run.js";
 import { validateRunInput } from "../validation.js";
@@ -29,7 +31,7 @@ import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs" | "interruptTtlS">;
+  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs" | "interruptTtlS" | "disconnectGraceMs">;
   a2a: A2AClient;
   store: ThreadStore;
   now?: () => number;
@@ -57,6 +59,8 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
   const hub = new ThreadStatusHub();
+  const grace = new DisconnectGrace(config.disconnectGraceMs);
+  const endExecution = (threadId: string, executionId: string) => endStoredExecution(store, threadId, executionId);
 
   app.get("/health", (_req, res) => {
     res.json({ status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION });
@@ -65,6 +69,8 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   const startRun: RequestHandler = async (req, res) => {
     const input = validateRunInput(req.body, config);
     const language = resolveLanguage(input.forwardedProps.iacCode.preferredLanguage, req.get("accept-language"));
+    // A new turn gives up on an execution whose client left and never came back.
+    if (input.resume === undefined) grace.expireThread(input.threadId);
     const admitted = await admitRun(input, { store, now, newExecutionId: randomUUID, cancelTask: (taskId) => a2a.cancelTask(taskId) });
     const thread = new ThreadRun(admitted.state, {
       store,
@@ -78,7 +84,7 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
       },
     });
     activeRuns.set(input.threadId, thread);
-    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now, hub });
+    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution });
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,
       onSlowClient: (backlog) => log(`run ${input.runId}: client dropped, ${backlog} bytes unread`),
@@ -86,7 +92,7 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   };
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
-  app.use("/extensions/iac-code/v1/executions", subscribeRoute({ store, a2a, hub, heartbeatMs: config.heartbeatMs, log }));
+  app.use("/extensions/iac-code/v1/executions", subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log }));
   app.use("/sandbox", sandboxRoute());
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));

@@ -3,9 +3,18 @@
  * record and each heartbeat as the comment `: heartbeat`, LF-only framing
  * (the AG-UI client's parser breaks on CRLF). A client that goes away
  * unsubscribes the run, which cancels the upstream task (see `onAbandon`).
+ *
+ * Backpressure: a run cannot slow its kernel down (the A2A stream has no
+ * flow control the pipeline could use), so what a client does not read
+ * piles up in the response's buffer. Before each write the sink looks at
+ * that backlog (`res.writableLength`, the bytes Node holds that the socket
+ * has not taken); past `maxBacklogBytes` the client counts as gone: the
+ * connection is destroyed and the run unsubscribed, exactly as on a
+ * disconnect, so its A2A task is cancelled. What a run can hold for its
+ * client is thus bounded by the limit plus one event.
  */
 import type { Response } from "express";
-import type { Observable } from "rxjs";
+import type { Observable, Subscription } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { SseItem } from "../run.js";
 
@@ -17,20 +26,55 @@ export const SSE_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
+/**
+ * 1 MiB: far more than a reading client ever leaves unsent (the socket
+ * takes each write at once), and small enough that thousands of stuck
+ * clients cannot exhaust the process.
+ */
+export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
+
+export interface SseSinkOptions {
+  /** Unsent bytes a response may hold before its client is dropped. Default `DEFAULT_MAX_BACKLOG_BYTES`. */
+  maxBacklogBytes?: number;
+  /** Told when a client is dropped for not reading, with the backlog it had. */
+  onSlowClient?: (backlogBytes: number) => void;
+}
+
+/** The part of an Express response the sink uses. */
+export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "on" | "writableLength">;
+
 export const encodeSseItem = (item: SseItem): string =>
   item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`;
 
-export function pipeToSse(items$: Observable<SseItem>, res: Response, onError: (error: unknown) => void): void {
+export function pipeToSse(items$: Observable<SseItem>, res: SseResponse, onError: (error: unknown) => void, options: SseSinkOptions = {}): void {
+  const maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
-  const subscription = items$.subscribe({
-    next: (item) => res.write(encodeSseItem(item)),
+  let subscription: Subscription | undefined;
+  let dropped = false;
+  const dropClient = () => {
+    dropped = true;
+    options.onSlowClient?.(res.writableLength);
+    // Unsubscribing first: the run sees a client that left, before any other event of this connection.
+    subscription?.unsubscribe();
+    res.destroy();
+  };
+  subscription = items$.subscribe({
+    next: (item) => {
+      if (dropped) return;
+      if (res.writableLength > maxBacklogBytes) return dropClient();
+      res.write(encodeSseItem(item));
+    },
     error: (error: unknown) => {
       // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
       onError(error);
-      res.end();
+      if (!dropped) res.end();
     },
-    complete: () => res.end(),
+    complete: () => {
+      if (!dropped) res.end();
+    },
   });
+  // A backlog reached while the run was still subscribing (a synchronous burst).
+  if (dropped) subscription.unsubscribe();
   res.on("close", () => subscription.unsubscribe());
 }

@@ -8,7 +8,11 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { EventType } from "@ag-ui/core";
 import express, { type RequestHandler } from "express";
+import { finalize, tap } from "rxjs";
+import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import type { DisconnectGrace } from "../threads/disconnect-grace.js";
 import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
 import { SCHEMAS_DIR } from "../paths.js";
@@ -34,11 +38,13 @@ export interface SubscribeRouteDependencies {
   store: ThreadStore;
   a2a: RunA2A;
   hub: ThreadStatusHub;
+  grace: DisconnectGrace;
+  endExecution: (threadId: string, executionId: string) => Promise<void>;
   heartbeatMs: number;
   log?: (message: string, error?: unknown) => void;
 }
 
-export function subscribeRoute({ store, a2a, hub, heartbeatMs, log = () => {} }: SubscribeRouteDependencies): express.Router {
+export function subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs, log = () => {} }: SubscribeRouteDependencies): express.Router {
   const router = express.Router();
   const subscribe: RequestHandler<{ executionId: string }> = async (req, res) => {
     if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: "observeBody" });
@@ -55,10 +61,24 @@ export function subscribeRoute({ store, a2a, hub, heartbeatMs, log = () => {} }:
     if (!known) throw new AguiError("OBSERVATION_CONFLICT");
     if (execution.taskId === null) throw new AguiError("EXECUTION_NOT_FOUND", { reason: "checkpoint" });
 
-    const run$ = observeExecution(
+    const observed$ = observeExecution(
       { state, runId: `observe-${randomUUID()}`, afterSequence: body.afterSequence ?? execution.pipelineSequence, language: resolveLanguage(undefined, req.get("accept-language")) },
       { a2a, hub, heartbeatMs },
     );
+    // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
+    const { executionId } = execution;
+    const run$ = grace.claim(executionId) ? releaseGraceAfter(observed$, executionId) : observed$;
+    function releaseGraceAfter(events$: typeof observed$, id: string) {
+      let settled = false;
+      return events$.pipe(
+        // A pause seen only by an observer was never stored, so nobody could answer it: that is no settled end.
+        tap((item) => (settled ||= item !== HEARTBEAT && ((item.type === EventType.RUN_FINISHED && item.outcome?.type !== "interrupt") || item.type === EventType.RUN_ERROR))),
+        finalize(() => {
+          grace.unclaim(id, settled);
+          if (settled) void endExecution(body.threadId, id).catch((error: unknown) => log(`ending execution ${id} failed`, error));
+        }),
+      );
+    }
     pipeToSse(run$, res, (error) => log(`observer of ${req.params.executionId} failed outside the pipeline`, error));
   };
   router.post("/:executionId/subscribe", ...jsonBody(MAX_CONTROL_BODY_BYTES), subscribe);

@@ -38,6 +38,8 @@ export class ThreadRun {
   #queue: Promise<unknown> = Promise.resolve();
   #paused = false;
   #released = false;
+  /** The client left but may come back (grace window): the execution stays open for now. */
+  #keptOpen = false;
 
   constructor(state: ThreadState, private readonly options: ThreadRunOptions) {
     this.#state = state;
@@ -146,10 +148,16 @@ export class ThreadRun {
   async close(): Promise<void> {
     if (this.#released) return;
     this.#released = true;
-    if (!this.#paused && !hasPending(this.#state)) await this.#commit(endExecution).catch(() => undefined);
+    // Decided when the change runs, after every earlier one (a disconnect's decision included).
+    await this.#commit((state) => (this.#paused || this.#keptOpen || hasPending(state) ? state : endExecution(state))).catch(() => undefined);
     await this.#queue;
     await this.options.lease.release();
     this.options.onClosed?.();
+  }
+
+  /** The client left within a grace window: the execution is not over yet, whoever ends it later. */
+  keepExecutionOpen(): void {
+    this.#keptOpen = true;
   }
 
   /**

@@ -10,7 +10,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1", port: 8080, a2aUrl: undefined, a2aToken: undefined, authToken: undefined,
       stateDir: path.join(os.homedir(), ".config", "agui"),
       allowedCwds: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
-      heartbeatMs: 15_000, interruptTtlS: DEFAULT_INTERRUPT_TTL_S, recordDir: undefined,
+      heartbeatMs: 15_000, interruptTtlS: DEFAULT_INTERRUPT_TTL_S, recordDir: undefined, disconnectGraceMs: 0,
     });
   });
 
@@ -22,11 +22,11 @@ describe("loadConfig", () => {
     const config = loadConfig([], {
       IAC_CODE_AGUI_HOST: "0.0.0.0", IAC_CODE_AGUI_PORT: "9000", IAC_CODE_AGUI_A2A_URL: "http://localhost:41242/",
       IAC_CODE_AGUI_A2A_TOKEN: "kt", IAC_CODE_AGUI_AUTH_TOKEN: "at", IAC_CODE_AGUI_STATE_DIR: "/var/lib/agui",
-      IAC_CODE_AGUI_ALLOWED_CWDS: ["/srv/a", "/srv/b"].join(path.delimiter), IAC_CODE_AGUI_HEARTBEAT_MS: "500", IAC_CODE_AGUI_INTERRUPT_TTL_S: "0", IAC_CODE_AGUI_RECORD_DIR: "/var/rec",
+      IAC_CODE_AGUI_ALLOWED_CWDS: ["/srv/a", "/srv/b"].join(path.delimiter), IAC_CODE_AGUI_HEARTBEAT_MS: "500", IAC_CODE_AGUI_INTERRUPT_TTL_S: "0", IAC_CODE_AGUI_RECORD_DIR: "/var/rec", IAC_CODE_AGUI_DISCONNECT_GRACE_MS: "5000",
     });
     expect(config).toEqual({
       host: "0.0.0.0", port: 9000, a2aUrl: "http://localhost:41242/", a2aToken: "kt", authToken: "at", stateDir: "/var/lib/agui",
-      allowedCwds: ["/srv/a", "/srv/b"], heartbeatMs: 500, interruptTtlS: 0, recordDir: "/var/rec",
+      allowedCwds: ["/srv/a", "/srv/b"], heartbeatMs: 500, interruptTtlS: 0, recordDir: "/var/rec", disconnectGraceMs: 5000,
     });
   });
 

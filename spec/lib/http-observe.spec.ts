@@ -75,3 +75,28 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
     }
   });
 });
+
+describe("the disconnect grace window (R-SIB-7)", () => {
+  let harness: Harness;
+  const slow = () => [script.task(), script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "Working. "), { delayMs: 300, frame: script.status("COMPLETED").frame }];
+  beforeAll(async () => {
+    harness = await startHarness({ script: slow, timeScale: 1 }, { disconnectGraceMs: 60_000 });
+  });
+  afterAll(() => harness.close());
+
+  it("does not cancel a client that left within the window and came back as an observer, which follows the task to its end", async () => {
+    const first = runInput("slow");
+    const abort = new AbortController();
+    const response = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(first), signal: abort.signal });
+    const reader = response.body!.getReader();
+    let raw = "";
+    while (!raw.includes("iac-code.session.v1")) raw += new TextDecoder().decode((await reader.read()).value);
+    const { executionId, taskId } = JSON.parse(raw.split("\n").find((line) => line.includes("iac-code.session.v1"))!.slice(6)).value as { executionId: string; taskId: string };
+    abort.abort();
+
+    const observed = await postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, { threadId: first.threadId });
+    await expectValidRun(observed.events);
+    expect(observed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(false);
+  });
+});

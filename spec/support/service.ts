@@ -34,6 +34,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     heartbeatMs: 15_000,
     interruptTtlS: 540,
     recordDir: undefined,
+    disconnectGraceMs: 0,
     ...overrides,
   };
 }

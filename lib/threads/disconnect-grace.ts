@@ -1,0 +1,76 @@
+/**
+ * The grace window of R-SIB-7: a client that drops off a running run may
+ * come back as an observer (the subscribe route) before its task is
+ * cancelled. Each abandoned execution is held for `graceMs`; an observer
+ * claims it and holds it again if it leaves before the task settles; a new
+ * turn on the thread ends the wait at once. With `graceMs` 0 (the default)
+ * nothing is held and a disconnect cancels at once, as before.
+ */
+export interface HeldExecution {
+  threadId: string;
+  executionId: string;
+  /** Cancels the task and ends the execution; called once, when the wait is over. */
+  expire: () => void;
+}
+
+interface Hold extends HeldExecution {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  observers: number;
+}
+
+export class DisconnectGrace {
+  readonly #held = new Map<string, Hold>();
+
+  constructor(readonly graceMs: number) {}
+
+  get enabled(): boolean {
+    return this.graceMs > 0;
+  }
+
+  hold(execution: HeldExecution): void {
+    const hold: Hold = { ...execution, timer: undefined, observers: 0 };
+    this.#held.set(execution.executionId, hold);
+    this.#arm(hold);
+  }
+
+  /** An observer came back for the execution: no cancel while it watches. False when nothing is held. */
+  claim(executionId: string): boolean {
+    const hold = this.#held.get(executionId);
+    if (!hold) return false;
+    clearTimeout(hold.timer);
+    hold.timer = undefined;
+    hold.observers += 1;
+    return true;
+  }
+
+  /** The observer left: the task settled (the wait is over), or it did not (the wait starts again). */
+  unclaim(executionId: string, settled: boolean): void {
+    const hold = this.#held.get(executionId);
+    if (!hold) return;
+    hold.observers -= 1;
+    if (settled) this.#held.delete(executionId);
+    else if (hold.observers === 0) this.#arm(hold);
+  }
+
+  /** A new turn on the thread: whatever was held for it is given up now. */
+  expireThread(threadId: string): void {
+    for (const hold of [...this.#held.values()]) if (hold.threadId === threadId) this.#expire(hold);
+  }
+
+  #arm(hold: Hold): void {
+    hold.timer = setTimeout(() => this.#expire(hold), this.graceMs);
+    hold.timer.unref?.();
+  }
+
+  #expire(hold: Hold): void {
+    clearTimeout(hold.timer);
+    if (this.#held.get(hold.executionId) !== hold) return;
+    this.#held.delete(hold.executionId);
+    hold.expire();
+  }
+
+  /** Executions held now. */
+  get size(): number {
+    return this.#held.size;
+  }
+}
