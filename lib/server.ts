@@ -7,7 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
 import type { Config } from "./config.js";
-import { createApp } from "./http/app.js";
+import { createApp, type AppDependencies } from "./http/app.js";
 import { recordingClient } from "./recorder/recording-client.js";
 import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
@@ -26,13 +26,15 @@ export interface ServiceOptions {
   /** Tests: another store (one that fails on demand, say) or clock. */
   store?: ThreadStore;
   now?: () => number;
+  /** Embedding and tests: the slow-client limit of the SSE sink (default 1 MiB unread). */
+  sse?: AppDependencies["sse"];
 }
 
-export async function startService(config: Config, { log = () => {}, store, now }: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, { log = () => {}, store, now, sse }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
-  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir);
-  const app = createApp({ config, a2a, store: store ?? new FileThreadStore({ stateDir: config.stateDir }), log, ...(now ? { now } : {}) });
+  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir, { log, secrets: [config.a2aToken, config.authToken] });
+  const app = createApp({ config, a2a, store: store ?? new FileThreadStore({ stateDir: config.stateDir }), log, ...(now ? { now } : {}), ...(sse ? { sse } : {}) });
 
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));

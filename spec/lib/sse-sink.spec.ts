@@ -1,0 +1,118 @@
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { describe, expect, it } from "@jest/globals";
+import { Observable, Subject, finalize } from "rxjs";
+import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
+import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import type { SseItem } from "../../lib/run.js";
+
+/**
+ * A response whose client reads only when told: every write stays in
+ * `writableLength` until `read()` takes it, as Node's buffer behaves when
+ * the socket is full.
+ */
+class FakeResponse {
+  written: string[] = [];
+  writableLength = 0;
+  maxBacklog = 0;
+  ended = false;
+  destroyed = false;
+  #onClose: Array<() => void> = [];
+
+  writeHead() { return this; }
+  flushHeaders() {}
+  write(chunk: string) {
+    this.written.push(chunk);
+    this.writableLength += Buffer.byteLength(chunk);
+    this.maxBacklog = Math.max(this.maxBacklog, this.writableLength);
+    return this.writableLength === 0;
+  }
+  read() { this.writableLength = 0; }
+  end() { this.ended = true; return this; }
+  destroy() {
+    this.destroyed = true;
+    queueMicrotask(() => this.#onClose.forEach((handler) => handler()));
+    return this;
+  }
+  on(event: string, handler: () => void) {
+    if (event === "close") this.#onClose.push(handler);
+    return this;
+  }
+  asResponse() { return this as unknown as SseResponse; }
+}
+
+const content = (delta: string): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta });
+
+describe("pipeToSse", () => {
+  it("writes events as `data:` records and heartbeats as comments, LF-only, and ends with the run", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {});
+    items.next(content("hi"));
+    items.next(HEARTBEAT);
+    items.complete();
+    expect(res.written.join("")).toBe(`data: ${JSON.stringify(content("hi"))}\n\n: heartbeat\n\n`);
+    expect(res.ended).toBe(true);
+  });
+
+  it("drops a client that stops reading once its backlog passes the limit, and leaves the run as a disconnect does", async () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    let runLeft = false;
+    const reasons: number[] = [];
+    pipeToSse(items.pipe(finalize(() => (runLeft = true))), res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024, onSlowClient: (backlog) => reasons.push(backlog) });
+    const event = content("x".repeat(1000));
+    const record = `data: ${JSON.stringify(event)}\n\n`.length;
+    for (let i = 0; i < 10_000 && items.observed; i++) items.next(event);
+
+    expect(runLeft).toBe(true);
+    expect(items.observed).toBe(false);
+    expect(res.destroyed).toBe(true);
+    expect(res.ended).toBe(false);
+    // Bounded: the limit, plus the one record that crossed it.
+    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + record);
+    expect(res.written.length).toBe(Math.floor(64 * 1024 / record) + 1);
+    expect(reasons).toEqual([res.maxBacklog]);
+    await Promise.resolve();
+  });
+
+  it("keeps a client that reads, however much goes through", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024 });
+    for (let i = 0; i < 10_000; i++) {
+      items.next(content("x".repeat(1000)));
+      res.read();
+    }
+    items.complete();
+    expect(res.written).toHaveLength(10_000);
+    expect(res.destroyed).toBe(false);
+    expect(res.ended).toBe(true);
+  });
+
+  it("judges the backlog before a write, so one event larger than the limit still reaches a reading client", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
+    items.next(content("x".repeat(10_000)));
+    res.read();
+    items.next(content("y"));
+    items.complete();
+    expect(res.written).toHaveLength(2);
+    expect(res.destroyed).toBe(false);
+  });
+
+  it("drops a client that falls behind during the run's synchronous start", () => {
+    const res = new FakeResponse();
+    let runLeft = false;
+    let emitted = 0;
+    // A run that emits while it is being subscribed, before the sink holds its subscription.
+    const eager = new Observable<SseItem>((subscriber) => {
+      for (let i = 0; i < 100 && !subscriber.closed; i++, emitted++) subscriber.next(content("x".repeat(100)));
+      return () => (runLeft = true);
+    });
+    pipeToSse(eager, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
+    expect(res.destroyed).toBe(true);
+    expect(runLeft).toBe(true);
+    expect(res.written.length).toBeLessThan(emitted);
+  });
+});
