@@ -5,7 +5,7 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import {
-  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, tap,
+  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, takeWhile, tap,
   type MonoTypeOperatorFunction, type Observable, type SchedulerLike,
 } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
@@ -99,10 +99,15 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
     // The lease goes back before the stream ends, so the client's next request finds the thread free.
     const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
 
+    // Ids are on disk before anything after them is told (the session event carries them); a failure ends the run.
     const remember = async (signal: KernelSignal): Promise<KernelSignal> => {
-      if (signal.kind === "task-bound") await thread.rememberTask(signal.taskId, signal.contextId);
-      if (signal.kind === "session-bound") await thread.rememberSession(signal.sessionId);
-      return signal;
+      try {
+        if (signal.kind === "task-bound") await thread.rememberTask(signal.taskId, signal.contextId);
+        if (signal.kind === "session-bound") await thread.rememberSession(signal.sessionId);
+        return signal;
+      } catch (error) {
+        return { kind: "run-end", error: toAguiError(error, "STATE_PERSISTENCE_FAILED"), kernelSettled: false };
+      }
     };
     const settle = async (item: RunItem): Promise<RunItem> => {
       if (!("kind" in item) || item.kind !== "run-end") return item;
@@ -114,18 +119,26 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now, interruptsAsTools: interruptsShownAsTools })
       : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
     // A pipeline outlives a dropped stream: re-attach to its task and go on (contract §6 recovery).
+    // The task id is taken as the stream announced it: writing it down may still be under way.
+    let announcedTaskId: string | undefined;
     const reattachToTask = () => {
-      const { taskId, pipelineSequence } = thread.state.execution;
-      return taskId ? reattach(deps.a2a, taskId, pipelineSequence) : EMPTY;
+      const taskId = announcedTaskId ?? thread.state.execution.taskId;
+      return taskId ? reattach(deps.a2a, taskId, thread.state.execution.pipelineSequence) : EMPTY;
+    };
+    const noteTask = (signal: KernelSignal) => {
+      if (signal.kind === "task-bound") announcedTaskId ??= signal.taskId;
     };
     const followDrops: MonoTypeOperatorFunction<KernelSignal> =
       input.forwardedProps.iacCode.runMode === "pipeline" ? continueAfterDrop(reattachToTask) : (signals) => signals;
 
-    // What the kernel said → ids the thread must remember (a failure ends the run), and when and how the run ends.
+    // What the kernel said → when and how the run ends, then the ids the thread must remember (a failure ends the run).
+    // The end is decided before the first asynchronous step, so a drop is told from a finished run, and no late error overtakes a signal.
     const readKernel = pipe(
+      tap(noteTask),
       followDrops,
-      concatMap(remember),
       endRunOnTaskState({ isAnswered: thread.isAnswered }),
+      concatMap(remember),
+      takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
     );
     // Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans.
     const unfoldPipeline = pipe(
