@@ -1,9 +1,31 @@
 /**
- * Recorder mode (`IAC_CODE_AGUI_RECORD_DIR`): not built yet; the client is
- * returned as it is.
+ * Recorder mode (`IAC_CODE_AGUI_RECORD_DIR`, `--record-dir`): the upstream
+ * client, with every `SendStreamingMessage` stream recorded as a replayable
+ * fixture (see `recorder.ts` and `docs/recorder.md`).
  */
 import type { A2AClient } from "../a2a/client.js";
+import { Recorder, type RecorderOptions } from "./recorder.js";
 
-export function recordingClient(client: A2AClient, _recordDir: string | undefined): A2AClient {
-  return client;
+export { Recorder, type RecorderOptions } from "./recorder.js";
+
+/**
+ * `client` itself when `recordDir` is unset. Otherwise the same client seen
+ * through a Proxy: `sendStreamingMessage` returns the client's own stream
+ * with a recording tap on it, and every other member is the client's own,
+ * bound to it. A Proxy rather than a wrapper class because `A2AClient` keeps
+ * its URL and token in `#private` fields, which makes the class type nominal:
+ * nothing but an `A2AClient` instance can stand where one is expected, and a
+ * Proxy of one is.
+ */
+export function recordingClient(client: A2AClient, recordDir: string | undefined, options: RecorderOptions = {}): A2AClient {
+  if (recordDir === undefined) return client;
+  const recorder = new Recorder(recordDir, options);
+  const sendStreamingMessage: A2AClient["sendStreamingMessage"] = (params) => recorder.record(params, client.sendStreamingMessage(params));
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === "sendStreamingMessage") return sendStreamingMessage;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

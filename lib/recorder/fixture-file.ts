@@ -1,0 +1,143 @@
+/**
+ * The recorder's files: their names, and how they are written. A recording
+ * is only ever replaced whole: each write goes to a fresh temp file in the
+ * same directory (O_EXCL, O_NOFOLLOW, mode 0600), is fsync'ed, then renamed
+ * over the recording, and the directory is fsync'ed. A crash at any moment
+ * leaves either the previous version or the new one, never a torn line or
+ * a turn marker without its lines, and the temp file it may leave behind is
+ * not a fixture (its name does not end in `.jsonl`, so the kernel never
+ * lists it).
+ */
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, rename, unlink, type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { parseFixture } from "../kernel/fixtures.js";
+
+const IS_WINDOWS = process.platform === "win32";
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+export const RECORDING_EXTENSION = ".jsonl";
+
+const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+/** Creates the recording directory (and its missing parents) 0700; an existing directory is left as it is. */
+export async function ensureRecordDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * The short form of a task id in a file name: its first 8 letters and
+ * digits. Fixture names allow only `[A-Za-z0-9_-]`, and the name doubles as
+ * what a user types to replay it.
+ */
+export function shortId(taskId: string | undefined): string {
+  const short = (taskId ?? "").replace(/[^A-Za-z0-9]/g, "").slice(0, 8);
+  return short === "" ? `x${randomBytes(4).toString("hex")}` : short;
+}
+
+/** `20250314-093012-1a2b3c4d`: the UTC time the task's first run started, then the short task id. */
+export function recordingName(startedAt: Date, taskId: string | undefined): string {
+  const iso = startedAt.toISOString(); // 2025-03-14T09:30:12.345Z
+  const stamp = `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
+  return `${stamp}-${shortId(taskId)}`;
+}
+
+/** A name not taken in `dir` yet: `name`, else `name-2`, `name-3`, … */
+export async function freeName(dir: string, name: string): Promise<string> {
+  const taken = new Set(await readdir(dir).catch(() => [] as string[]));
+  let candidate = name;
+  for (let n = 2; taken.has(candidate + RECORDING_EXTENSION); n++) candidate = `${name}-${n}`;
+  return candidate;
+}
+
+/**
+ * The newest recording of a task in `dir`, found by its short id; for a
+ * task whose earlier turns were recorded before the service restarted.
+ */
+export async function findRecording(dir: string, taskId: string): Promise<string | undefined> {
+  const short = shortId(taskId);
+  const pattern = new RegExp(`^\\d{8}-\\d{6}-${short}(?:-\\d+)?\\${RECORDING_EXTENSION}$`);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => pattern.test(name)).sort();
+  const newest = names.at(-1);
+  return newest === undefined ? undefined : path.join(dir, newest);
+}
+
+/** The text of a recording; undefined when there is none. Never follows a symlink. */
+export async function readRecording(file: string): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | NOFOLLOW);
+  } catch (error) {
+    if (errno(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The last turn a recording holds, or undefined when its text is not a
+ * fixture the kernel can read (edited by hand, say): the recorder then
+ * starts a new file rather than append to it.
+ */
+export function lastTurn(text: string): number | undefined {
+  try {
+    const sections = parseFixture(text);
+    return sections.length === 0 ? undefined : Math.max(...sections.map((section) => section.turn));
+  } catch {
+    return undefined;
+  }
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  if (IS_WINDOWS) return;
+  const handle = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Temp names start with `.` and end in `.tmp`: hidden, and never a fixture. */
+const tempName = (file: string) => `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
+
+export interface WriteHooks {
+  /**
+   * Tests: runs once the temp file is complete and synced, before the rename.
+   * Holding it open (or throwing) is a crash at the one moment two versions exist.
+   */
+  beforeRename?: (tempFile: string) => Promise<void>;
+}
+
+/** Replaces `file` with `text`, atomically, mode 0600. */
+export async function writeAtomically(file: string, text: string, hooks: WriteHooks = {}): Promise<void> {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, tempName(file));
+  let handle: FileHandle | undefined;
+  let created = false;
+  try {
+    handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+    created = true;
+    // The umask can only remove bits; this makes the mode exactly 0600.
+    if (!IS_WINDOWS) await handle.chmod(0o600);
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await hooks.beforeRename?.(temp);
+    await rename(temp, file);
+    created = false;
+    await fsyncDirectory(dir);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    if (created) await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
