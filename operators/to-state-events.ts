@@ -6,17 +6,16 @@
  *
  *   s1 s1 s2 → SNAPSHOT(s1) DELTA(s1→s2)
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type JsonPatchOperation } from "@ag-ui/core";
 import { defer, mergeMap, type OperatorFunction } from "rxjs";
 import { canonicalJson } from "./project-tools.js";
 
-type JsonPatch = Array<{ op: "add" | "remove" | "replace"; path: string; value?: unknown }>;
 
 /** JSON Pointer escaping (RFC 6901): `~` → `~0`, `/` → `~1`. */
 const pointer = (key: string) => `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
 
-export function topLevelPatch(before: Record<string, unknown>, after: Record<string, unknown>): JsonPatch {
-  const patch: JsonPatch = [];
+export function topLevelPatch(before: Record<string, unknown>, after: Record<string, unknown>): JsonPatchOperation[] {
+  const patch: JsonPatchOperation[] = [];
   for (const key of Object.keys(before)) if (!(key in after)) patch.push({ op: "remove", path: pointer(key) });
   for (const [key, value] of Object.entries(after)) {
     if (!(key in before)) patch.push({ op: "add", path: pointer(key), value });
