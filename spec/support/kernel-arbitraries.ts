@@ -46,7 +46,7 @@ const unknownKeys = fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 
 
 const messageId = maybe(pick("msg-a", "msg-b", "msg-c"));
 const toolId = maybe(pick("tool-a", "tool-b", "tool-c"));
-const inputId = maybe(pick("input-a", "input-b", 7));
+const inputId = maybe(pick<unknown>("input-a", "input-b", 7));
 
 const message = fc.record({
   messageId,
@@ -54,7 +54,7 @@ const message = fc.record({
   parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json }), unknownKeys), { maxLength: 3 }),
 }, { requiredKeys: ["parts"] });
 
-const thinking = fc.record({ type: pick("raw_thinking", "summary", 3), text }, { requiredKeys: [] });
+const thinking = fc.record({ type: pick<unknown>("raw_thinking", "summary", 3), text }, { requiredKeys: [] });
 
 const tool = fc.record({
   status: pick("started", "input_complete", "completed", "failed", "progress", "input_delta", "exploded", undefined),
