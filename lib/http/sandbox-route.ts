@@ -60,7 +60,7 @@ export async function listFixtures(dir: string = FIXTURES_DIR): Promise<FixtureS
   );
 }
 
-export function sandboxRoute({ fixturesDir = FIXTURES_DIR, sandboxDir = SANDBOX_DIR } = {}): express.Router {
+export function sandboxRoute(): express.Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set(SECURITY_HEADERS);
@@ -68,18 +68,18 @@ export function sandboxRoute({ fixturesDir = FIXTURES_DIR, sandboxDir = SANDBOX_
   });
 
   // `/sandbox` and `/sandbox/` both land here; the page links its files absolutely, so either works.
-  router.get("/", (_req, res, next) => res.sendFile(path.join(sandboxDir, "index.html"), (error) => error && next(error)));
+  router.get("/", (_req, res, next) => res.sendFile(path.join(SANDBOX_DIR, "index.html"), (error) => error && next(error)));
 
   router.get("/fixtures", async (_req, res, next) => {
     try {
       // The OS temp dir is an allowed cwd unless the operator narrowed the list; the page lets the user change it.
-      res.json({ fixtures: await listFixtures(fixturesDir), defaults: { cwd: os.tmpdir() } });
+      res.json({ fixtures: await listFixtures(), defaults: { cwd: os.tmpdir() } });
     } catch (error) {
       next(error);
     }
   });
 
   router.use((req, _res, next) => (req.method === "GET" || req.method === "HEAD") && SERVED.test(req.path) ? next() : next("router"));
-  router.use(express.static(sandboxDir, { index: false, redirect: false, dotfiles: "ignore", fallthrough: true }));
+  router.use(express.static(SANDBOX_DIR, { index: false, redirect: false, dotfiles: "ignore", fallthrough: true }));
   return router;
 }

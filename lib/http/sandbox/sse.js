@@ -1,0 +1,48 @@
+// @ts-check
+/**
+ * Reads the service's SSE body. EventSource cannot POST a body or send an
+ * Authorization header, so the page reads the fetch stream itself.
+ */
+
+/** @typedef {{ data: string | undefined, comments: string[] }} SseRecord */
+
+/**
+ * @param {ReadableStream<BufferSource>} body
+ * @returns {AsyncGenerator<SseRecord>}
+ */
+export async function* sseRecords(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // Normalised on the whole buffer, so a CRLF split across two chunks still joins up.
+      buffer = (buffer + value).replace(/\r\n/g, "\n");
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const record = parseRecord(buffer.slice(0, cut));
+        buffer = buffer.slice(cut + 2);
+        if (record) yield record;
+      }
+    }
+    const last = parseRecord(buffer);
+    if (last) yield last;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** @param {string} text @returns {SseRecord | undefined} */
+function parseRecord(text) {
+  if (text.trim() === "") return undefined;
+  /** @type {string[]} */
+  const data = [];
+  /** @type {string[]} */
+  const comments = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith(":")) comments.push(line.slice(1).trim());
+    else if (line === "data" || line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+  }
+  return { data: data.length > 0 ? data.join("\n") : undefined, comments };
+}

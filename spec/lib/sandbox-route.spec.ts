@@ -1,0 +1,148 @@
+/**
+ * `GET /sandbox` over real HTTP: the page, and every module and stylesheet
+ * it loads, with the content types a browser insists on (a module script
+ * served as anything but JavaScript does not run); the fixture list; the
+ * bearer token in front of all of it; and the same files found from `dist/`.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import ts from "typescript";
+import { listFixtures, SANDBOX_DIR } from "../../lib/http/sandbox-route.js";
+import { FIXTURES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
+import { startHarness, type Harness } from "../support/service.js";
+
+const TOKEN = "sandbox-token";
+const CONTENT_TYPES: Record<string, RegExp> = {
+  ".html": /^text\/html; charset=utf-8$/,
+  ".js": /^text\/javascript; charset=utf-8$/,
+  ".css": /^text\/css; charset=utf-8$/,
+  ".svg": /^image\/svg\+xml/,
+};
+
+/** What a page or module pulls in: `src`/`href` attributes and static or dynamic `import`s, as absolute paths. */
+function references(text: string, from: string): string[] {
+  const found = [...text.matchAll(/(?:src|href)="([^"]+)"|from\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  return found.map((ref) => new URL(ref, `http://page${from}`).pathname);
+}
+
+describe("the sandbox route", () => {
+  let harness: Harness;
+  let url: string;
+  beforeAll(async () => {
+    harness = await startHarness();
+    url = harness.service.url;
+  });
+  afterAll(() => harness.close());
+
+  it.each(["/sandbox", "/sandbox/"])("serves the page at %s as HTML, with a strict CSP", async (route) => {
+    const response = await fetch(`${url}${route}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(CONTENT_TYPES[".html"]!);
+    expect(response.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await response.text()).toContain('<script type="module" src="/sandbox/main.js"></script>');
+  });
+
+  it("serves everything the page loads, module by module, with its content type", async () => {
+    const seen = new Set<string>();
+    const queue = references(await (await fetch(`${url}/sandbox`)).text(), "/sandbox/");
+    while (queue.length > 0) {
+      const asset = queue.shift()!;
+      if (seen.has(asset)) continue;
+      seen.add(asset);
+      const response = await fetch(`${url}${asset}`);
+      expect([asset, response.status]).toEqual([asset, 200]);
+      expect(response.headers.get("content-type")).toMatch(CONTENT_TYPES[path.extname(asset)]!);
+      if (asset.endsWith(".js")) queue.push(...references(await response.text(), asset));
+    }
+    const scripts = readdirSync(SANDBOX_DIR).filter((file) => file.endsWith(".js"));
+    expect([...seen].filter((asset) => asset.endsWith(".js")).sort()).toEqual(scripts.map((file) => `/sandbox/${file}`).sort());
+    expect(seen).toContain("/sandbox/sandbox.css");
+  });
+
+  it.each([
+    "/sandbox/tsconfig.json",
+    "/sandbox/nope.js",
+    "/sandbox/..%2Fsandbox-route.ts",
+    // jest.config.js exists, three folders up: a served extension must not open a way out.
+    "/sandbox/..%2F..%2F..%2Fjest.config.js",
+    "/sandbox/%2e%2e/%2e%2e/%2e%2e/jest.config.js",
+  ])("answers %s with the JSON 404: only the page's own files are served", async (route) => {
+    const response = await fetch(`${url}${route}`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
+  });
+
+  it("lists every fixture with its first comment line, and which ones ask for pipeline mode", async () => {
+    const response = await fetch(`${url}/sandbox/fixtures`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await response.json()) as { fixtures: Array<{ name: string; description: string; pipeline: boolean }>; defaults: { cwd: string } };
+    const names = readdirSync(FIXTURES_DIR).filter((file) => file.endsWith(".jsonl")).map((file) => file.slice(0, -".jsonl".length));
+    expect(body.fixtures.map((fixture) => fixture.name)).toEqual(names.sort());
+    for (const fixture of body.fixtures) {
+      const firstComment = readFileSync(path.join(FIXTURES_DIR, `${fixture.name}.jsonl`), "utf8").split("\n").find((line) => line.startsWith("#"));
+      expect(fixture.description).toBe(firstComment!.replace(/^#\s?/, "").trim());
+    }
+    const byName = new Map(body.fixtures.map((fixture) => [fixture.name, fixture]));
+    expect(byName.get("reasoning-tools")).toEqual({
+      name: "reasoning-tools",
+      description: "Thinking, an MCP tool call with progress, a failing tool, an artifact and a streamed answer.",
+      pipeline: false,
+    });
+    expect(byName.get("pipeline")?.pipeline).toBe(true);
+    expect(byName.get("permission")?.pipeline).toBe(false);
+    expect(body.defaults).toEqual({ cwd: os.tmpdir() });
+  });
+
+  it("reads fixture files as the kernel names them: .jsonl only, plain names, the first comment line", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "sandbox-fixtures-"));
+    writeFileSync(path.join(dir, "b-two.jsonl"), '\n# First line.\n# Send with runMode "pipeline".\n{"delayMs": 0}\n# not the description\n');
+    writeFileSync(path.join(dir, "a_one.jsonl"), '{"delayMs": 0}\n# too late to describe the file\n');
+    writeFileSync(path.join(dir, "bad name.jsonl"), "# skipped: the kernel could not pick it\n");
+    writeFileSync(path.join(dir, "notes.md"), "# not a fixture\n");
+    await expect(listFixtures(dir)).resolves.toEqual([
+      { name: "a_one", description: "", pipeline: false },
+      { name: "b-two", description: "First line.", pipeline: true },
+    ]);
+  });
+});
+
+describe("the sandbox route behind a bearer token", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({}, { authToken: TOKEN });
+  });
+  afterAll(() => harness.close());
+
+  it.each(["/sandbox", "/sandbox/main.js", "/sandbox/fixtures"])("refuses %s without the token and serves it with it", async (route) => {
+    const refused = await fetch(`${harness.service.url}${route}`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.any(String) } });
+    const served = await fetch(`${harness.service.url}${route}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(served.status).toBe(200);
+  });
+});
+
+describe("the sandbox's files", () => {
+  it("are found from the build in dist/ too, where tsc copies no HTML, CSS or browser JavaScript", () => {
+    const built = path.join(PROJECT_ROOT, "dist", "lib", "http", "sandbox-route.js");
+    if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` (npm test does)`);
+    const script = `import(${JSON.stringify(built)}).then((m) => process.stdout.write(m.SANDBOX_DIR))`;
+    const dir = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(dir).toBe(SANDBOX_DIR);
+    expect(existsSync(path.join(dir, "index.html"))).toBe(true);
+  });
+
+  it("typecheck against the DOM: they are served as written, so the build never sees them", () => {
+    const { config } = ts.readConfigFile(path.join(SANDBOX_DIR, "tsconfig.json"), ts.sys.readFile);
+    const parsed = ts.parseJsonConfigFileContent(config, ts.sys, SANDBOX_DIR);
+    expect(parsed.fileNames.length).toBeGreaterThan(5);
+    const diagnostics = ts.getPreEmitDiagnostics(ts.createProgram(parsed.fileNames, parsed.options));
+    const host = { getCanonicalFileName: (name: string) => name, getCurrentDirectory: () => PROJECT_ROOT, getNewLine: () => "\n" };
+    expect(ts.formatDiagnostics(diagnostics, host)).toBe("");
+  }, 60_000);
+});
