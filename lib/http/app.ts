@@ -55,6 +55,9 @@ export function sendError(res: Response, error: AguiError, language: string): vo
 export function createApp({ config, a2a, store, now = Date.now, log = () => {}, sse = {} }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
+  // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
+  app.use("/sandbox", sandboxRoute());
   app.use(bearerAuth(config.authToken));
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
@@ -93,7 +96,6 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use("/extensions/iac-code/v1/executions", subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log }));
-  app.use("/sandbox", sandboxRoute());
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 
