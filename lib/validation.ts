@@ -150,7 +150,30 @@ function checkImageSizes(input: ValidRunInput): void {
  * first problem (`params.detail`, short English, never a submitted value).
  * The body is returned as is, not copied or normalised.
  */
+/**
+ * How deep a request may nest. JSON.parse takes any depth, but everything
+ * after it that walks a value recursively (the schema validator, the run id
+ * digest, JSON.stringify) would overflow the stack on a body nested tens of
+ * thousands deep; no real RunAgentInput comes near this.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** The nesting depth of a parsed JSON value, measured without recursion, stopping past `limit`. */
+export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds">): ValidRunInput {
+  if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, `/: nested deeper than ${MAX_JSON_DEPTH} levels`);
   const validate = envelopeValidator();
   if (!validate(body)) {
     const first = validate.errors?.[0];

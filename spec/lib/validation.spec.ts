@@ -338,3 +338,14 @@ describe("iac-code extension schema", () => {
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(fields).sort());
   });
 });
+
+describe("nesting depth", () => {
+  it("refuses a body nested deeper than MAX_JSON_DEPTH before anything walks it recursively", async () => {
+    const { MAX_JSON_DEPTH, jsonDepth } = await import("../../lib/validation.js");
+    let deep: unknown = 1;
+    for (let i = 0; i < 50_000; i++) deep = { a: deep };
+    expect(jsonDepth(deep)).toBeGreaterThan(MAX_JSON_DEPTH);
+    expect(jsonDepth({ a: [{ b: 1 }] })).toBe(3);
+    expect(() => validateRunInput({ ...validInput(), state: deep }, config)).toThrow(expect.objectContaining({ code: "INVALID_INPUT" }));
+  });
+});
