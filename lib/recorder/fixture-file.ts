@@ -10,16 +10,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { mkdir, open, readdir, rename, unlink, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { errno, NOFOLLOW, writeFileAtomically } from "../fs/atomic-write.js";
 import { parseFixture } from "../kernel/fixtures.js";
 
-const IS_WINDOWS = process.platform === "win32";
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export const RECORDING_EXTENSION = ".jsonl";
 
-const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 /** Creates the recording directory (and its missing parents) 0700; an existing directory is left as it is. */
 export async function ensureRecordDir(dir: string): Promise<void> {
@@ -93,17 +91,6 @@ export function lastTurn(text: string): number | undefined {
   }
 }
 
-async function fsyncDirectory(dir: string): Promise<void> {
-  if (IS_WINDOWS) return;
-  const handle = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Temp names start with `.` and end in `.tmp`: hidden, and never a fixture. */
 const tempName = (file: string) => `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;
@@ -117,27 +104,6 @@ export interface WriteHooks {
 }
 
 /** Replaces `file` with `text`, atomically, mode 0600. */
-export async function writeAtomically(file: string, text: string, hooks: WriteHooks = {}): Promise<void> {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, tempName(file));
-  let handle: FileHandle | undefined;
-  let created = false;
-  try {
-    handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
-    created = true;
-    // The umask can only remove bits; this makes the mode exactly 0600.
-    if (!IS_WINDOWS) await handle.chmod(0o600);
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await hooks.beforeRename?.(temp);
-    await rename(temp, file);
-    created = false;
-    await fsyncDirectory(dir);
-  } catch (error) {
-    await handle?.close().catch(() => undefined);
-    if (created) await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+export function writeAtomically(file: string, text: string, hooks: WriteHooks = {}): Promise<void> {
+  return writeFileAtomically(file, text, { tempName: tempName(file), ...hooks });
 }

@@ -22,7 +22,8 @@
  * there the adapter is atomic but not hardened.
  */
 import { constants } from "node:fs";
-import { lstat, open, opendir, rename, unlink, type FileHandle } from "node:fs/promises";
+import { lstat, open, opendir, unlink, type FileHandle } from "node:fs/promises";
+import { errno, NOFOLLOW, writeFileAtomically } from "../fs/atomic-write.js";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Adapter } from "lowdb";
@@ -37,8 +38,6 @@ export const MAX_JSON_FILE_BYTES = 4 * 1024 * 1024;
  */
 export const STRAY_TEMP_AGE_MS = 60_000;
 
-const IS_WINDOWS = process.platform === "win32";
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 // A FIFO at the path would block an ordinary open forever; with O_NONBLOCK it opens and fstat rejects it.
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
@@ -67,20 +66,7 @@ export class JsonFileError extends Error {
   }
 }
 
-const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-async function fsyncDirectory(dir: string): Promise<void> {
-  if (IS_WINDOWS) return;
-  const handle = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some file systems cannot sync a directory at all; the rename is then as durable as they allow.
-    if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * The top level must be a JSON object. This also keeps lowdb's `Low.read`
@@ -128,30 +114,13 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
-    const text = `${JSON.stringify(data, null, 2)}\n`;
-    const dir = path.dirname(this.#file);
-    const temp = path.join(dir, tempName());
-    let handle: FileHandle | undefined;
-    let created = false;
     try {
-      handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
-      created = true;
-      // The umask can only remove bits; this makes the mode exactly 0600 whatever it is.
-      if (!IS_WINDOWS) await handle.chmod(0o600);
-      await handle.writeFile(text, "utf8");
-      await handle.sync();
-      await handle.close();
-      handle = undefined;
-      await rename(temp, this.#file);
-      created = false;
-      await fsyncDirectory(dir);
+      await writeFileAtomically(this.#file, `${JSON.stringify(data, null, 2)}\n`, { tempName: tempName() });
     } catch (error) {
-      await handle?.close().catch(() => undefined);
-      // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
-      if (created) await unlink(temp).catch(() => undefined);
       throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
     }
   }
+
 }
 
 /**
