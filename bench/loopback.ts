@@ -1,0 +1,131 @@
+/**
+ * Section 2: end to end on loopback, kernel SSE → service → client, beside
+ * kernel SSE → raw pass-through proxy → client. Kernel, service and proxy
+ * each run in their own process (`scripted-kernel.ts`, `service-child.ts`,
+ * `sse-proxy.ts`); the client is this process.
+ *
+ *   throughput  `streams` streams at once, each `events` deltas sent back
+ *               to back (the kernel honours backpressure): deltas received
+ *               per second over the whole batch
+ *   latency     100 streams at once, each one delta every `intervalMs`: the
+ *               kernel stamps the send time in the delta, the client reads
+ *               it on arrival; both read one machine clock. Added latency at
+ *               pXX = service pXX − proxy pXX. Each stream's first
+ *               `latencySkip` deltas (its first second) are left out: they
+ *               measure 100 runs being admitted at once, not delivery.
+ *
+ * Rounds alternate between the two paths, so drift hits both alike.
+ */
+import os from "node:os";
+import { forkChild, median, percentile, sortNumbers, wallClockMs, type Child } from "./support.js";
+import { openStream, type StreamOutcome } from "./sse-client.js";
+
+const here = new URL(".", import.meta.url).pathname;
+let serial = 0;
+
+/** A RunAgentInput whose user message is the kernel's script. */
+function runBody(script: object): string {
+  const id = `${process.pid}-${++serial}`;
+  return JSON.stringify({
+    threadId: `bench-thread-${id}`,
+    runId: `bench-run-${id}`,
+    state: {},
+    messages: [{ id: `bench-msg-${id}`, role: "user", content: JSON.stringify(script) }],
+    tools: [],
+    context: [],
+    forwardedProps: { iacCode: { schemaVersion: 1, rosInvocationId: "bench", cwd: os.tmpdir() } },
+  });
+}
+
+/** The JSON-RPC call a client of the kernel itself sends, for the proxy path. */
+function rpcBody(script: object): string {
+  const id = `${process.pid}-${++serial}`;
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "SendStreamingMessage",
+    params: { message: { messageId: `bench-msg-${id}`, role: "ROLE_USER", contextId: `bench-context-${id}`, parts: [{ text: JSON.stringify(script) }] } },
+  });
+}
+
+export interface Path {
+  name: "service" | "proxy";
+  url: string;
+  body: (script: object) => string;
+}
+
+async function batch(path: Path, streams: number, script: object, skipFirst = 0): Promise<{ outcomes: StreamOutcome[]; seconds: number }> {
+  const start = wallClockMs();
+  const outcomes = await Promise.all(Array.from({ length: streams }, () => openStream(path.url, path.body(script), { skipFirst })));
+  return { outcomes, seconds: (wallClockMs() - start) / 1000 };
+}
+
+export interface LoopbackResult {
+  throughput: { streams: number; eventsPerStream: number; serviceEventsPerSecond: number; proxyEventsPerSecond: number; ratio: number };
+  latency: {
+    streams: number;
+    intervalMs: number;
+    samples: { service: number; proxy: number };
+    serviceMs: { p50: number; p99: number };
+    proxyMs: { p50: number; p99: number };
+    addedMs: { p50: number; p99: number };
+  };
+}
+
+export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: string[] = []): Promise<{ kernel: Child; service: Child; proxy: Child; paths: Path[]; stop(): Promise<void> }> {
+  const kernel = forkChild(`${here}scripted-kernel.js`, []);
+  const { url: kernelUrl } = (await kernel.ready) as { url: string };
+  const service = forkChild(`${here}service-child.js`, [kernelUrl, String(heartbeatMs)], ["--expose-gc", ...serviceExecArgv]);
+  const proxy = forkChild(`${here}sse-proxy.js`, [kernelUrl]);
+  const { url: serviceUrl } = (await service.ready) as { url: string };
+  const { url: proxyUrl } = (await proxy.ready) as { url: string };
+  const paths: Path[] = [
+    { name: "proxy", url: proxyUrl, body: rpcBody },
+    { name: "service", url: `${serviceUrl}/`, body: runBody },
+  ];
+  return { kernel, service, proxy, paths, stop: async () => void (await Promise.all([service.stop(), proxy.stop(), kernel.stop()])) };
+}
+
+export async function benchLoopback({ rounds = 3, streams = 20, events = 2_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
+  const rig = await startLoopbackRig();
+  try {
+    const rates: Record<Path["name"], number[]> = { service: [], proxy: [] };
+    const latencies: Record<Path["name"], number[]> = { service: [], proxy: [] };
+    // Warm-up: connections, JIT, the service's state directory.
+    for (const path of rig.paths) await batch(path, streams, { events: 200 });
+    for (let round = 0; round < rounds; round++) {
+      for (const path of rig.paths) {
+        const { outcomes, seconds } = await batch(path, streams, { events });
+        const received = outcomes.reduce((sum, outcome) => sum + outcome.stamped, 0);
+        if (received !== streams * events) throw new Error(`${path.name}: ${received} of ${streams * events} deltas arrived`);
+        rates[path.name].push(received / seconds);
+      }
+      for (const path of rig.paths) {
+        const { outcomes } = await batch(path, latencyStreams, { events: latencyEvents, intervalMs }, latencySkip);
+        for (const outcome of outcomes) latencies[path.name].push(...outcome.latencies);
+      }
+    }
+    const service = sortNumbers(latencies.service);
+    const proxy = sortNumbers(latencies.proxy);
+    const at = (sorted: number[], p: number) => percentile(sorted, p);
+    return {
+      throughput: {
+        streams,
+        eventsPerStream: events,
+        serviceEventsPerSecond: median(rates.service),
+        proxyEventsPerSecond: median(rates.proxy),
+        ratio: median(rates.service) / median(rates.proxy),
+      },
+      latency: {
+        streams: latencyStreams,
+        intervalMs,
+        samples: { service: service.length, proxy: proxy.length },
+        serviceMs: { p50: at(service, 50), p99: at(service, 99) },
+        proxyMs: { p50: at(proxy, 50), p99: at(proxy, 99) },
+        addedMs: { p50: at(service, 50) - at(proxy, 50), p99: at(service, 99) - at(proxy, 99) },
+      },
+    };
+  } finally {
+    await rig.stop();
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Section 1: the operator chain alone, in process. A recorded fixture's
+ * frames, as the JSON text a kernel sends, go through what the service does
+ * with them between the socket and the socket: JSON.parse, the JSON-RPC
+ * result, every operator of `lib/run.ts` in its order (the in-memory copy in
+ * `spec/support/projection-chain.ts`, thread I/O stubbed), and the SSE
+ * encoding. The baseline only JSON-parses and JSON-stringifies the same
+ * frames. Also: the heartbeat operator's cost per item, before and after.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { from, lastValueFrom, map, Subject, type Observable } from "rxjs";
+import { resultOf } from "../lib/a2a/rpc-errors.js";
+import { encodeSseItem } from "../lib/http/sse-sink.js";
+import { parseFixture } from "../lib/kernel/fixtures.js";
+import { FIXTURES_DIR } from "../lib/paths.js";
+import { mergeHeartbeat } from "../operators/merge-heartbeat.js";
+import { framesToSignals, projectionChain } from "../spec/support/projection-chain.js";
+import { rearmingHeartbeat } from "./baselines/rearm-heartbeat.js";
+import { median } from "./support.js";
+
+/** The recorded frames as wire text: `pipeline` when it exists, else `reasoning-tools`. */
+export function fixtureFrames(): { name: string; frames: string[] } {
+  const name = ["pipeline", "reasoning-tools"].find((candidate) => {
+    try {
+      readFileSync(path.join(FIXTURES_DIR, `${candidate}.jsonl`));
+      return true;
+    } catch {
+      return false;
+    }
+  })!;
+  const sections = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
+  const frames = sections[0]!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
+  // The live ids a kernel puts in place of the fixture's placeholders.
+  const wire = frames.map((result) =>
+    JSON.stringify({ jsonrpc: "2.0", id: "bench", result }).replaceAll("${taskId}", "bench-task").replaceAll("${contextId}", "bench-context"),
+  );
+  return { name, frames: wire };
+}
+
+/** Runs `once` back to back for about `ms`, and gives the rate of `unitsPerCall` per second. */
+async function rate(once: () => Promise<unknown> | unknown, unitsPerCall: number, ms: number): Promise<number> {
+  let calls = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < ms) {
+    await once();
+    calls++;
+    elapsed = performance.now() - start;
+  }
+  return (calls * unitsPerCall) / (elapsed / 1000);
+}
+
+export interface OperatorChainResult {
+  fixture: string;
+  framesPerRun: number;
+  aguiEventsPerRun: number;
+  pipelineFramesPerSecond: number;
+  baselineFramesPerSecond: number;
+  ratio: number;
+  heartbeat: { newItemsPerSecond: number; rearmingItemsPerSecond: number; ratio: number };
+}
+
+export async function benchOperatorChain({ rounds = 5, ms = 1500 } = {}): Promise<OperatorChainResult> {
+  const { name, frames } = fixtureFrames();
+  let sink = 0;
+  const runOnce = async () => {
+    const items$ = from(frames).pipe(
+      map((text) => resultOf(JSON.parse(text))),
+      framesToSignals(),
+      projectionChain({ threadId: "bench-thread", runId: `bench-run` }),
+      map((item) => encodeSseItem(item)),
+    );
+    let events = 0;
+    await lastValueFrom(items$.pipe(map((text) => (events++, (sink += text.length)))));
+    return events;
+  };
+  const baselineOnce = () => {
+    for (const text of frames) sink += JSON.stringify(JSON.parse(text)).length;
+  };
+  const aguiEventsPerRun = await runOnce();
+  // Warm up both, so the JIT has seen them before anything counts.
+  await rate(runOnce, frames.length, 500);
+  await rate(baselineOnce, frames.length, 500);
+  const pipeline: number[] = [];
+  const baseline: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    pipeline.push(await rate(runOnce, frames.length, ms));
+    baseline.push(await rate(baselineOnce, frames.length, ms));
+  }
+  const heartbeat = await benchHeartbeat({ rounds, ms: ms / 2 });
+  if (sink < 0) console.log(sink);
+  const pipelineFramesPerSecond = median(pipeline);
+  const baselineFramesPerSecond = median(baseline);
+  return {
+    fixture: name,
+    framesPerRun: frames.length,
+    aguiEventsPerRun,
+    pipelineFramesPerSecond,
+    baselineFramesPerSecond,
+    ratio: pipelineFramesPerSecond / baselineFramesPerSecond,
+    heartbeat,
+  };
+}
+
+/** Items per second through the heartbeat operator alone: now, and as it re-armed a timer per item. */
+async function benchHeartbeat({ rounds, ms }: { rounds: number; ms: number }) {
+  const through = (operator: (source: Observable<number>) => Observable<unknown>) => async () => {
+    const source = new Subject<number>();
+    const subscription = operator(source).subscribe();
+    for (let i = 0; i < 10_000; i++) source.next(i);
+    subscription.unsubscribe();
+  };
+  const current = through(mergeHeartbeat<number>(15_000));
+  const rearming = through(rearmingHeartbeat<number>(15_000));
+  await rate(current, 10_000, 300);
+  await rate(rearming, 10_000, 300);
+  const now: number[] = [];
+  const before: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    now.push(await rate(current, 10_000, ms));
+    before.push(await rate(rearming, 10_000, ms));
+  }
+  return { newItemsPerSecond: median(now), rearmingItemsPerSecond: median(before), ratio: median(now) / median(before) };
+}

@@ -1,0 +1,61 @@
+/**
+ * `npm run bench`: every section in turn, a table on stdout, and
+ * `bench/results.json`. Each ratio compares two figures measured in this
+ * same run, so the noise of a shared machine cancels out. What each
+ * section measures, and how to read it, is in `bench/README.md`.
+ */
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import { benchIdleStreams } from "./idle-streams.js";
+import { benchLoopback } from "./loopback.js";
+import { benchOperatorChain } from "./operator-chain.js";
+import { benchThreadStore } from "./thread-store.js";
+
+const RESULTS = new URL("../../bench/results.json", import.meta.url);
+const started = Date.now();
+const log = (message: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
+
+log("1/4 operator chain");
+const chain = await benchOperatorChain();
+log("2/4 end to end on loopback");
+const loopback = await benchLoopback();
+log("3/4 idle streams");
+const idle = await benchIdleStreams();
+log("4/4 thread store");
+const store = await benchThreadStore();
+
+type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
+const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const check = (ok: boolean | undefined) => (ok === undefined ? "–" : ok ? "yes" : "**no**");
+const rows: Row[] = [
+  [`operator chain, \`${chain.fixture}\` fixture (frames/s)`, n(chain.pipelineFramesPerSecond), `JSON parse+stringify: ${n(chain.baselineFramesPerSecond)}`, n(chain.ratio, 2), "≥ 0.5", check(chain.ratio >= 0.5)],
+  ["heartbeat operator (items/s)", n(chain.heartbeat.newItemsPerSecond), `re-arming per item: ${n(chain.heartbeat.rearmingItemsPerSecond)}`, `${n(chain.heartbeat.ratio, 1)}×`, "–", "–"],
+  [`end to end, ${loopback.throughput.streams} streams (events/s)`, n(loopback.throughput.serviceEventsPerSecond), `raw SSE proxy: ${n(loopback.throughput.proxyEventsPerSecond)}`, n(loopback.throughput.ratio, 2), "≥ 0.7", check(loopback.throughput.ratio >= 0.7)],
+  [`added latency p50, ${loopback.latency.streams} streams (ms)`, n(loopback.latency.addedMs.p50, 2), `service ${n(loopback.latency.serviceMs.p50, 2)} − proxy ${n(loopback.latency.proxyMs.p50, 2)}`, n(loopback.latency.addedMs.p50, 2), "–", "–"],
+  [`added latency p99, ${loopback.latency.streams} streams (ms)`, n(loopback.latency.addedMs.p99, 2), `service ${n(loopback.latency.serviceMs.p99, 2)} − proxy ${n(loopback.latency.proxyMs.p99, 2)}`, n(loopback.latency.addedMs.p99, 2), "≤ 2", check(loopback.latency.addedMs.p99 <= 2)],
+  ...idle.flatMap((result): Row[] => [
+    [`RSS per idle stream, ${n(result.streams)} streams (KiB)`, n(result.rssPerStreamKiB, 1), `heap ${n(result.heapPerStreamKiB, 1)} KiB`, n(result.rssPerStreamKiB, 1), "≤ 30 KB", check(result.rssPerStreamKiB * 1.024 <= 30)],
+    [`CPU while idle, ${n(result.streams)} streams (% of a core)`, n(result.idleCpuPercent, 1), `${n(result.heartbeatsPerSecond)} heartbeats/s (every ${result.heartbeatMs / 1000} s)`, n(result.idleCpuPercent, 1), "–", "–"],
+  ]),
+  [`admission p50, ${n(store.large.files)} vs ${store.small.files} files (ms)`, n(store.large.p50Ms, 2), `${store.small.files} files: ${n(store.small.p50Ms, 2)}`, n(store.ratio, 2), "≤ 1.2", check(store.ratio <= 1.2)],
+];
+
+const table = [
+  "| measure | value | reference | ratio | target | met |",
+  "|---|---:|---|---:|---|---|",
+  ...rows.map((row) => `| ${row.join(" | ")} |`),
+].join("\n");
+console.log(table);
+
+const results = {
+  at: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
+  seconds: (Date.now() - started) / 1000,
+  operatorChain: chain,
+  loopback,
+  idleStreams: idle,
+  threadStore: store,
+  table,
+};
+writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+log(`wrote ${RESULTS.pathname}`);

@@ -1,0 +1,30 @@
+/**
+ * The service under test, alone in its process, in front of the kernel URL
+ * given as the first argument; the second is the heartbeat period (ms).
+ * Announces `{type: "ready", url}`; answers `{type: "stats", gc?}` with its
+ * CPU and memory (after a full GC when asked; run it with --expose-gc).
+ */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { writeHeapSnapshot } from "node:v8";
+import { loadConfig } from "../lib/config.js";
+import { startService } from "../lib/server.js";
+import { processStats } from "./support.js";
+
+const [kernelUrl, heartbeatMs = "15000"] = process.argv.slice(2);
+const stateDir = mkdtempSync(path.join(os.tmpdir(), "agui-bench-service-"));
+// Through loadConfig, so new settings get their defaults here too; the environment is left out.
+const config = loadConfig(
+  ["--port", "0", "--a2a-url", kernelUrl!, "--state-dir", stateDir, "--heartbeat-ms", heartbeatMs, "--allowed-cwds", os.tmpdir()],
+  {},
+);
+const service = await startService(config);
+// A normal exit, so --cpu-prof can write its profile.
+process.on("SIGTERM", () => process.exit(0));
+process.on("message", (message: { type: string; gc?: boolean }) => {
+  if (message.type === "stats") process.send!({ type: "stats", ...processStats(message.gc ?? false) });
+  // Profiling aid (bench/README.md): a heap snapshot of the service as it is now.
+  if (message.type === "snapshot") process.send!({ type: "snapshot", file: writeHeapSnapshot(path.join(os.tmpdir(), `agui-service-${process.pid}.heapsnapshot`)) });
+});
+process.send!({ type: "ready", url: service.url, stateDir });
