@@ -12,6 +12,7 @@ import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
 import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
+import { cancelRunningTasksOf } from "./threads/orphans.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
@@ -40,7 +41,10 @@ import { toKernelSignals } from "../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
 
 export type SseItem = AGUIEvent | Heartbeat;
-export type RunA2A = Pick<A2AClient, "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState">;
+export type RunA2A = Pick<
+  A2AClient,
+  "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState" | "listTasks"
+>;
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -74,7 +78,9 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
   return defer(() => {
     const { execution } = thread.state;
     const cancel = (taskId: string | null) => {
-      if (taskId) deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
+      if (taskId) return void deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
+      // The run never learned its task (the stream died before its first frame reached us): find it by context.
+      void cancelRunningTasksOf(deps.a2a, thread.state.contextId, log);
     };
     // Never while interrupts still wait on the task: they stay answerable (a failed resume is retried).
     const cancelTask = () => {

@@ -58,6 +58,11 @@ export class A2AClient {
     return this.#call("CancelTask", { id: taskId });
   }
 
+  /** ListTasks (A2A 1.0): the context's tasks, newest first, `{tasks, nextPageToken}`. */
+  listTasks(contextId: string, pageSize = 20): Promise<JsonRpcResult> {
+    return this.#call("ListTasks", { contextId, pageSize, historyLength: 0 });
+  }
+
   /** GET <base>/iac-code/pipeline/state; undefined on 404, which means "nothing to recover". */
   async getPipelineState(taskId: string, afterSequence: number): Promise<unknown | undefined> {
     const base = this.#url.endsWith("/") ? this.#url : `${this.#url}/`;

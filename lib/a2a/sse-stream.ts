@@ -11,7 +11,7 @@
  *   body cut by the transport (chunked body without end)   --a--#  (A2A_UNAVAILABLE)
  *   unsubscribe                                            the fetch is aborted
  */
-import { Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { Observable } from "rxjs";
 import { createEventSource, type EventSourceMessage, type FetchLike, type FetchLikeInit } from "eventsource-client";
 import fetch from "node-fetch";
@@ -104,16 +104,22 @@ function fetchInit(init: FetchLikeInit | undefined) {
  * AbortError, which the client takes for its own close() and ignores: no
  * event, no reconnect, the stream would hang. So the body ends instead,
  * after every chunk before the cut, and the cause is handed to `onError`.
+ *
+ * Chunks are copied out as they arrive (flowing mode), not pulled: node-fetch
+ * destroys the body when the connection dies, and destroying discards what
+ * was received but not yet read — the records that arrived with the cut,
+ * often the very first ones, which name the task a cancel needs.
  */
 function guardBody(body: NodeJS.ReadableStream | null, onError: (error: unknown) => void): Readable | null {
   if (!body) return null;
-  return Readable.from(
-    (async function* () {
-      try {
-        yield* body;
-      } catch (error) {
-        onError(error);
-      }
-    })(),
-  );
+  const out = new PassThrough();
+  body.on("data", (chunk: Buffer) => out.write(chunk));
+  body.once("end", () => out.end());
+  body.once("error", (error: unknown) => {
+    onError(error);
+    out.end();
+  });
+  // Closing our side (the subscriber left) must stop the upstream body too.
+  out.once("close", () => (body as Readable).destroy?.());
+  return out;
 }
