@@ -4,7 +4,8 @@
  * none. `finishRun` copies it onto `RUN_FINISHED` / `RUN_ERROR`.
  */
 import type { TokenUsage } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem } from "./kernel-signal.js";
 
 const COUNTS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const;
@@ -32,7 +33,7 @@ export function aggregateUsage(): OperatorFunction<RunItem, RunItem> {
     defer(() => {
       const seen: TokenUsage[] = [];
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
           if (item.kind === "usage") {
             seen.push(item.usage);

@@ -6,7 +6,8 @@
  * the end when the ids are there early.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem } from "./kernel-signal.js";
 
 export const SESSION_EVENT = "iac-code.session.v1";
@@ -39,7 +40,7 @@ export function announceSession(identity: SessionIdentity): OperatorFunction<Run
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (announced || !isSignal(item)) return [item];
           if (item.kind === "run-end") return [...announce(), item];
           if (item.kind === "task-bound") taskId ??= item.taskId;

@@ -9,7 +9,8 @@
  *   TEXT_START(m) TOOL_START(t) RUN_FINISHED → TEXT_START(m) TOOL_START(t) TOOL_END(t) TEXT_END(m) RUN_FINISHED
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, takeWhile, type OperatorFunction } from "rxjs";
+import { defer, takeWhile, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 
 const sorted = (ids: Set<string>) => [...ids].sort();
 
@@ -54,7 +55,7 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
 
       return source.pipe(
         takeWhile((event) => !isTerminal(event), true),
-        mergeMap((event) => {
+        emitEach((event) => {
           if (isTerminal(event)) return [...closeAll(), event];
           track(event);
           return [event];

@@ -20,7 +20,8 @@
  *
  * Everything else passes untouched. Sit this before `projectPipelineEvents`.
  */
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
 
 /**
@@ -59,7 +60,7 @@ export function dedupePipelineEvents(options: { cursor: number }): OperatorFunct
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
           switch (item.kind) {
             case "pipeline-snapshot":

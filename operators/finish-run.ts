@@ -6,7 +6,8 @@
  * here, so what leaves is AG-UI events only.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { mergeMap, type OperatorFunction } from "rxjs";
+import { type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import type { AguiError } from "../lib/errors.js";
 import { isSignal, type RunItem } from "./kernel-signal.js";
 
@@ -24,7 +25,7 @@ export const runErrorEvent = (error: AguiError, describe: FinishRunOptions["desc
 });
 
 export function finishRun({ threadId, runId, describe }: FinishRunOptions): OperatorFunction<RunItem, AGUIEvent> {
-  return mergeMap((item): AGUIEvent[] => {
+  return emitEach((item): AGUIEvent[] => {
     if (!isSignal(item)) return [item];
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};

@@ -10,7 +10,8 @@
  *   RUN_FINISHED{interrupt [i1]} → START(i1) ARGS(i1) END(i1) RUN_FINISHED{interrupt [i1]}
  */
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { mergeMap, type OperatorFunction } from "rxjs";
+import { type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { canonicalJson } from "./project-tools.js";
 
 export const INTERRUPT_TOOL_PREFIX = "iac-code.interrupt.";
@@ -32,7 +33,7 @@ function asToolCall(interrupt: Interrupt): AGUIEvent[] {
 }
 
 export function interruptsAsTools(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return mergeMap((event) =>
+  return emitEach((event) =>
     event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt" ? [...event.outcome.interrupts.flatMap(asToolCall), event] : [event],
   );
 }

@@ -23,7 +23,8 @@
  * (`dedupePipelineEvents`); steps are balanced downstream (`projectSteps`).
  */
 import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { assertNever, isSignal, type KernelSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "./kernel-signal.js";
 import { dispositionOf, isCustom, type StandardMapping } from "./pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "./pipeline-ids.js";
@@ -125,7 +126,7 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
           if (item.kind === "pipeline-event") return project(item);
           if (item.kind === "pipeline-snapshot") return recover(item);

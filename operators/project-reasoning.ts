@@ -13,7 +13,8 @@
  *   r1 r2 TEXT_START → R_START RM_START RM_CONTENT RM_CONTENT RM_END R_END TEXT_START
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
 
 const TEXT_EVENTS = new Set<string>([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END]);
@@ -49,7 +50,7 @@ export function projectReasoning(options: { runId: string }): OperatorFunction<R
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (isSignal(item)) return item.kind === "reasoning" ? reason(item) : [item];
           if (!TEXT_EVENTS.has(item.type)) return [item];
           if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;

@@ -21,7 +21,8 @@
  * they stay in the durable set, to be reopened by the next run.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, startWith, type OperatorFunction } from "rxjs";
+import { defer, startWith, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
 import { stepNameOf } from "./pipeline-ids.js";
 
@@ -67,7 +68,7 @@ export function projectSteps(options: ProjectStepsOptions): OperatorFunction<Run
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
           if (item.kind === "step") return project(item);
           if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];

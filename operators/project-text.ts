@@ -21,7 +21,8 @@
  */
 import { createHash } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
 
 export interface ProjectTextOptions {
@@ -104,7 +105,7 @@ export function projectText(options: ProjectTextOptions = {}): OperatorFunction<
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
           if (item.kind === "text") return project(item);
           if (item.kind === "run-end" && sent.size > 0) return [{ ...item, textDigests: [...sent.values()].map(textDigest) }];

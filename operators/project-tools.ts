@@ -11,7 +11,8 @@
  * Open calls left at the run's end are closed by `closeSpans`.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
 
 export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
@@ -74,7 +75,7 @@ export function projectTools(): OperatorFunction<RunItem, RunItem> {
       };
 
       return source.pipe(
-        mergeMap((item): RunItem[] => {
+        emitEach((item): RunItem[] => {
           if (!isSignal(item)) {
             if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
             if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;

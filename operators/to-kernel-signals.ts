@@ -11,7 +11,8 @@
  * artifact, text, inputs awaited, state.
  */
 import type { TokenUsage } from "@ag-ui/core";
-import { mergeMap, type OperatorFunction } from "rxjs";
+import { type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { inputsOf } from "../lib/interrupts/keep-input.js";
 import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
@@ -158,7 +159,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
 export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorFunction<A2AUpdate, KernelSignal> {
   const resolved = { newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`) };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
-  return mergeMap((update, index) => {
+  return emitEach((update, index) => {
     const signals = signalsOf(update, resolved);
     return index === 0 && update.kind === "task" && !readLeading ? signals.filter((signal) => signal.kind !== "inputs") : signals;
   });

@@ -7,7 +7,8 @@
  *   s1 s1 s2 → SNAPSHOT(s1) DELTA(s1→s2)
  */
 import { EventType, type AGUIEvent, type JsonPatchOperation } from "@ag-ui/core";
-import { defer, mergeMap, type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { canonicalJson } from "./project-tools.js";
 
 
@@ -29,7 +30,7 @@ export function toStateEvents<S extends object>(): OperatorFunction<S, AGUIEvent
     defer(() => {
       let last: Record<string, unknown> | undefined;
       return source.pipe(
-        mergeMap((status): AGUIEvent[] => {
+        emitEach((status): AGUIEvent[] => {
           const next = status as Record<string, unknown>;
           const previous = last;
           last = next;
