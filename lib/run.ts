@@ -5,14 +5,14 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import {
-  catchError, concat, concatMap, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, takeWhile, tap,
+  catchError, concat, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, takeWhile, tap,
   type MonoTypeOperatorFunction, type Observable, type SchedulerLike,
 } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
 import { AguiError, toAguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
-import { cancelRunningTasksOf } from "./threads/orphans.js";
+import { runCancellation } from "./threads/cancellation.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
@@ -21,6 +21,7 @@ import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./validation.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession } from "../operators/announce-session.js";
+import { awaitInOrder } from "../operators/await-in-order.js";
 import { closeSpans } from "../operators/close-spans.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
@@ -77,48 +78,24 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
 
   return defer(() => {
     const { execution } = thread.state;
-    const cancel = (taskId: string | null) => {
-      if (taskId) return void deps.a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
-      // The run never learned its task (the stream died before its first frame reached us): find it by context.
-      void cancelRunningTasksOf(deps.a2a, thread.state.contextId, log);
-    };
-    // Never while interrupts still wait on the task: they stay answerable (a failed resume is retried).
-    const cancelTask = () => {
-      if (Object.keys(thread.state.execution.pending).length === 0) cancel(thread.state.execution.taskId);
-    };
-    // A client that leaves cancels the task, unless the run paused durably or interrupts still wait (R-PER-5).
-    const abandon = () =>
-      thread.afterChanges((state, paused) => {
-        if (paused || Object.keys(state.execution.pending).length > 0) return;
-        const { taskId, executionId } = state.execution;
-        if (!deps.grace?.enabled || taskId === null) return cancel(taskId);
-        thread.keepExecutionOpen();
-        deps.grace.hold({
-          threadId,
-          executionId,
-          expire: () => {
-            cancel(taskId);
-            void deps.endExecution?.(threadId, executionId).catch((error: unknown) => log(`ending execution ${executionId} failed`, error));
-          },
-        });
-      });
+    const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
     // The lease goes back before the stream ends, so the client's next request finds the thread free.
     const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
 
     // Ids are on disk before anything after them is told (the session event carries them); a failure ends the run.
-    const remember = async (signal: KernelSignal): Promise<KernelSignal> => {
-      try {
-        if (signal.kind === "task-bound") await thread.rememberTask(signal.taskId, signal.contextId);
-        if (signal.kind === "session-bound") await thread.rememberSession(signal.sessionId);
-        return signal;
-      } catch (error) {
-        return { kind: "run-end", error: toAguiError(error, "STATE_PERSISTENCE_FAILED"), kernelSettled: false };
-      }
+    const remember = (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
+      const written =
+        signal.kind === "task-bound" ? thread.rememberTask(signal.taskId, signal.contextId)
+        : signal.kind === "session-bound" ? thread.rememberSession(signal.sessionId)
+        : undefined;
+      if (written === undefined) return signal;
+      return written.then(
+        () => signal,
+        (error: unknown): KernelSignal => ({ kind: "run-end", error: toAguiError(error, "STATE_PERSISTENCE_FAILED"), kernelSettled: false }),
+      );
     };
-    const settle = async (item: RunItem): Promise<RunItem> => {
-      if (!("kind" in item) || item.kind !== "run-end") return item;
-      return settleRunEnd(item, thread, cancelTask);
-    };
+    const settle = (item: RunItem): RunItem | Promise<RunItem> =>
+      "kind" in item && item.kind === "run-end" ? settleRunEnd(item, thread, cancelTask) : item;
 
     const interruptsShownAsTools = (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
     const kernel$: Observable<KernelSignal> = isResume
@@ -143,7 +120,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       tap(noteTask),
       followDrops,
       endRunOnTaskState({ isAnswered: thread.isAnswered }),
-      concatMap(remember),
+      awaitInOrder(remember),
       takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
     );
     // Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans.
@@ -160,7 +137,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       projectArtifacts(),
       announceSession({ threadId, runId, executionId: execution.executionId, contextId: thread.state.contextId, rosInvocationId: execution.rosInvocationId }),
       aggregateUsage(),
-      concatMap(settle),
+      awaitInOrder(settle),
       finishRun({ threadId, runId, describe }),
     );
     // AG-UI events → a well-formed stream for the SSE sink.

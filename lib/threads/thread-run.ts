@@ -77,21 +77,25 @@ export class ThreadRun {
     }
   }
 
-  /** The task of this execution; a different one, or a foreign context, is a protocol error. */
-  rememberTask(taskId: string, contextId: string | undefined): Promise<void> {
+  /**
+   * The task of this execution; a different one, or a foreign context, is a
+   * protocol error. Undefined when there is nothing to write (every frame
+   * names its task; only the first changes anything).
+   */
+  rememberTask(taskId: string, contextId: string | undefined): Promise<void> | undefined {
     const { execution } = this.#state;
     if (contextId !== undefined && contextId !== this.#state.contextId) {
       return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" }));
     }
-    if (execution.taskId === taskId) return Promise.resolve();
+    if (execution.taskId === taskId) return undefined;
     if (execution.taskId !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" }));
     return this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }));
   }
 
-  /** The kernel session never changes for a thread. */
-  rememberSession(sessionId: string): Promise<void> {
+  /** The kernel session never changes for a thread; undefined when there is nothing to write. */
+  rememberSession(sessionId: string): Promise<void> | undefined {
     const known = this.#state.iacCodeSessionId;
-    if (known === sessionId) return Promise.resolve();
+    if (known === sessionId) return undefined;
     if (known !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" }));
     return this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }));
   }

@@ -10,7 +10,7 @@
  * when the two disagree, so this copy cannot drift silently.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { catchError, concatMap, of, pipe, startWith, takeWhile, tap, type Observable, type OperatorFunction, type SchedulerLike } from "rxjs";
+import { catchError, of, pipe, startWith, takeWhile, tap, type Observable, type OperatorFunction, type SchedulerLike } from "rxjs";
 import { AguiError, toAguiError } from "../../lib/errors.js";
 import { messageFor } from "../../lib/i18n/index.js";
 import { keepInput } from "../../lib/interrupts/keep-input.js";
@@ -18,6 +18,7 @@ import { toInterrupt } from "../../lib/interrupts/to-interrupt.js";
 import type { JsonRpcResult } from "../../lib/a2a/client.js";
 import { aggregateUsage } from "../../operators/aggregate-usage.js";
 import { announceSession } from "../../operators/announce-session.js";
+import { awaitInOrder } from "../../operators/await-in-order.js";
 import { closeSpans } from "../../operators/close-spans.js";
 import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js";
 import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
@@ -38,11 +39,11 @@ import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js"
 /** The stages of `runAgent`'s pipes, top to bottom, as `lib/run.ts` names them. */
 export const RUN_PIPELINE_STAGES = [
   // readKernel
-  "tap", "followDrops", "endRunOnTaskState", "concatMap", "takeWhile",
+  "tap", "followDrops", "endRunOnTaskState", "awaitInOrder", "takeWhile",
   // unfoldPipeline
   "dedupePipelineEvents", "projectPipelineEvents", "projectSteps",
   // projectToAgui
-  "projectText", "projectReasoning", "projectTools", "projectArtifacts", "announceSession", "aggregateUsage", "concatMap", "finishRun",
+  "projectText", "projectReasoning", "projectTools", "projectArtifacts", "announceSession", "aggregateUsage", "awaitInOrder", "finishRun",
   // deliver
   "startWith", "catchError", "interruptsShownAsTools", "neutralizeTerminalControls", "closeSpans", "tap", "mergeHeartbeat",
 ] as const;
@@ -73,8 +74,11 @@ export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal>
  * STATE_PERSISTENCE_FAILED end.
  */
 function settleInMemory(options: ChainOptions) {
-  return async (item: RunItem): Promise<RunItem> => {
+  return (item: RunItem): RunItem | Promise<RunItem> => {
     if (!("kind" in item) || item.kind !== "run-end") return item;
+    return settleEnd(item);
+  };
+  async function settleEnd(item: SignalOf<"run-end">): Promise<RunItem> {
     const end: SignalOf<"run-end"> = item;
     if (end.error || !end.inputs?.length) return end;
     if (options.failPersistence) return { ...end, inputs: undefined, error: new AguiError("STATE_PERSISTENCE_FAILED") };
@@ -85,7 +89,7 @@ function settleInMemory(options: ChainOptions) {
       const failure = error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR" ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
       return { ...end, inputs: undefined, error: failure };
     }
-  };
+  }
 }
 
 /** Kernel signals → what `runAgent` hands the SSE sink: AG-UI events and heartbeats. */
@@ -94,13 +98,19 @@ export function projectionChain(options: ChainOptions = {}): OperatorFunction<Ke
   const runId = options.runId ?? "run-1";
   const describe = (error: AguiError) => messageFor(error, "en");
   const followDrops = (signals: Observable<KernelSignal>) => signals;
-  // The thread's writes of the task and session ids, in memory: an async step per signal, as on disk.
-  const remember = async (signal: KernelSignal): Promise<KernelSignal> => signal;
+  // The thread's writes of the task and session ids, in memory: asynchronous for the signals that change them, as on disk.
+  const seen = new Set<string>();
+  const remember = (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
+    const key = signal.kind === "task-bound" ? `task:${signal.taskId}` : signal.kind === "session-bound" ? `session:${signal.sessionId}` : undefined;
+    if (key === undefined || seen.has(key)) return signal;
+    seen.add(key);
+    return Promise.resolve(signal);
+  };
   const readKernel = pipe(
     tap<KernelSignal>(() => {}),
     followDrops,
     endRunOnTaskState({ isAnswered: options.isAnswered ?? (() => false) }),
-    concatMap(remember),
+    awaitInOrder(remember),
     takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
   );
   const unfoldPipeline = pipe(
@@ -115,7 +125,7 @@ export function projectionChain(options: ChainOptions = {}): OperatorFunction<Ke
     projectArtifacts(),
     announceSession({ threadId, runId, executionId: "execution-1", contextId: "context-1", rosInvocationId: "ros-1" }),
     aggregateUsage(),
-    concatMap(settleInMemory(options)),
+    awaitInOrder(settleInMemory(options)),
     finishRun({ threadId, runId, describe }),
   );
   const deliver = pipe(

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "@jest/globals";
+import { Subject } from "rxjs";
+import { awaitInOrder } from "../../operators/await-in-order.js";
+import { marbles } from "../support/marbles.js";
+
+describe("awaitInOrder", () => {
+  it("passes items that need no work at once, in the same frame", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("ab-c|").pipe(awaitInOrder((item: string) => item.toUpperCase()))).toBe("AB-C|", { A: "A", B: "B", C: "C" });
+    });
+  });
+
+  it("holds everything after an item that needs asynchronous work, the source's end and errors included, and keeps the order", async () => {
+    const source = new Subject<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    let ended = "";
+    source.pipe(awaitInOrder((item) => (item === "b" ? gate.then(() => "B") : item))).subscribe({
+      next: (item) => seen.push(item),
+      error: (error: Error) => (ended = `error ${error.message}`),
+    });
+    source.next("a");
+    source.next("b");
+    source.next("c");
+    source.error(new Error("cut"));
+    expect(seen).toEqual(["a"]);
+    expect(ended).toBe("");
+    release();
+    await gate;
+    await Promise.resolve();
+    expect(seen).toEqual(["a", "B", "c"]);
+    expect(ended).toBe("error cut");
+  });
+});
