@@ -26,25 +26,26 @@ export function neutralizeText(text: string): string {
 /** The value with every string neutralized; the same object when nothing changed, so clean events cost no copy. */
 function neutralize(value: unknown): unknown {
   if (typeof value === "string") return neutralizeText(value);
+  if (value === null || typeof value !== "object") return value;
+  // Plain loops, no per-event arrays: this runs on every event of every run.
   if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((item) => {
-      const next = neutralize(item);
-      changed ||= next !== item;
-      return next;
-    });
-    return changed ? out : value;
-  }
-  if (value !== null && typeof value === "object") {
-    let out: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      if (KEPT_AS_SENT.has(key)) continue;
-      const next = neutralize(item);
-      if (next !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = next;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = neutralize(value[i]);
+      if (next !== value[i]) (out ??= [...value])[i] = next;
     }
     return out ?? value;
   }
-  return value;
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key in record) {
+    if (KEPT_AS_SENT.has(key)) continue;
+    const item = record[key];
+    if (typeof item !== "string" && (item === null || typeof item !== "object")) continue;
+    const next = neutralize(item);
+    if (next !== item) (out ??= { ...record })[key] = next;
+  }
+  return out ?? value;
 }
 
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
