@@ -1,5 +1,7 @@
 /** A bare A2A 1.0 JSON-RPC client over fetch, so the kernel specs test the wire, not a client library. */
 import { randomUUID } from "node:crypto";
+import { afterEach } from "@jest/globals";
+import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../../lib/kernel/replay-kernel.js";
 
 export interface SseRecord {
   event: string;
@@ -53,3 +55,20 @@ export async function stream(url: string, method: string, params: unknown, heade
 export const results = (records: SseRecord[]) => records.filter((r) => r.event === "message").map((r) => r.data.result);
 
 export const stateOf = (result: any): string | undefined => (result.task ?? result.statusUpdate)?.status?.state;
+
+/**
+ * A starter for replay kernels (instant replay unless told otherwise) that
+ * closes every kernel a test started once the test is over. Call it at the
+ * top of a spec file.
+ */
+export function kernelsClosedAfterEach(): (options?: ReplayKernelOptions) => Promise<ReplayKernel> {
+  const kernels: ReplayKernel[] = [];
+  afterEach(async () => {
+    await Promise.all(kernels.splice(0).map((started) => started.close()));
+  });
+  return async (options = {}) => {
+    const started = await startReplayKernel({ timeScale: 0, ...options });
+    kernels.push(started);
+    return started;
+  };
+}

@@ -2,25 +2,17 @@
  * Interrupts and resumes against the real replay kernel over HTTP: turn
  * sections, the strict permission answer, sideband answers and GetTask.
  */
-import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { describe, expect, it, jest } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setImmediate as tick } from "node:timers/promises";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
-import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
-import { call, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
+import { type ReplayKernel, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
+import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
 
-const kernels: ReplayKernel[] = [];
-async function kernel(options: ReplayKernelOptions = {}) {
-  const started = await startReplayKernel({ timeScale: 0, ...options });
-  kernels.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-});
+const kernel = kernelsClosedAfterEach();
 
 const CONTEXT = "agui-0123456789abcdef0123456789abcdef01234567";
 

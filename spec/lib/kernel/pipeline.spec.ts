@@ -3,22 +3,14 @@
  * fixtures and their envelopes, the recovery route, `drop` lines, and
  * sideband permission answers that continue a pipeline.
  */
-import { afterEach, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { setImmediate as tick } from "node:timers/promises";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
-import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../../lib/kernel/replay-kernel.js";
-import { call, results, rpc, sseRecords, stateOf, stream, userMessage, type SseRecord } from "./a2a-http.js";
+import { type ReplayKernel } from "../../../lib/kernel/replay-kernel.js";
+import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage, type SseRecord } from "./a2a-http.js";
 
-const kernels: ReplayKernel[] = [];
-async function kernel(options: ReplayKernelOptions = {}) {
-  const started = await startReplayKernel({ timeScale: 0, ...options });
-  kernels.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-});
+const kernel = kernelsClosedAfterEach();
 
 const CONTEXT = "agui-89abcdef0123456789abcdef0123456789abcdef";
 const URI = "urn:iac-code:a2a:pipeline-events:v1";

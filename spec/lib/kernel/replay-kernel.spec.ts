@@ -1,23 +1,15 @@
-import { afterEach, describe, expect, it, jest } from "@jest/globals";
+import { describe, expect, it, jest } from "@jest/globals";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { StreamResponse } from "@a2a-js/sdk";
 import { loadFixture, type FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { fillPlaceholders } from "../../../lib/kernel/live-event.js";
-import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../../lib/kernel/replay-kernel.js";
+import { startReplayKernel } from "../../../lib/kernel/replay-kernel.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
-import { call, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
+import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
 
-const kernels: ReplayKernel[] = [];
-async function kernel(options: ReplayKernelOptions = {}) {
-  const started = await startReplayKernel({ timeScale: 0, ...options });
-  kernels.push(started);
-  return started;
-}
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-});
+const kernel = kernelsClosedAfterEach();
 
 const status = (state: string, extra: Record<string, unknown> = {}): FixtureLine => ({
   delayMs: 0,
