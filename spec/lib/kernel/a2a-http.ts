@@ -1,5 +1,6 @@
 /** A bare A2A 1.0 JSON-RPC client over fetch, so the kernel specs test the wire, not a client library. */
 import { randomUUID } from "node:crypto";
+import { setImmediate as tick } from "node:timers/promises";
 import { afterEach } from "@jest/globals";
 import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../../lib/kernel/replay-kernel.js";
 
@@ -71,4 +72,15 @@ export function kernelsClosedAfterEach(): (options?: ReplayKernelOptions) => Pro
     kernels.push(started);
     return started;
   };
+}
+
+export const getTask = async (k: ReplayKernel, id: string) => (await rpc(k.url, "GetTask", { id, historyLength: 100 })).result;
+
+/** Polls GetTask until the task reaches `state` (each poll yields to the event loop; no timed sleep). */
+export async function waitForState(k: ReplayKernel, id: string, state: string) {
+  for (;;) {
+    const task = await getTask(k, id);
+    if (task.status.state === state) return task;
+    await tick();
+  }
 }

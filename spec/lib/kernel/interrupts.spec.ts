@@ -7,10 +7,9 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { setImmediate as tick } from "node:timers/promises";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { type ReplayKernel, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
-import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
+import { call, getTask, kernelsClosedAfterEach, waitForState, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
 
 const kernel = kernelsClosedAfterEach();
 
@@ -61,16 +60,6 @@ async function start(k: ReplayKernel, text: string) {
   return { taskId: out[0].task.id as string, out };
 }
 
-const getTask = async (k: ReplayKernel, id: string) => (await rpc(k.url, "GetTask", { id, historyLength: 100 })).result;
-
-/** Polls GetTask until the task reaches `state` (each poll yields to the event loop; no timed sleep). */
-async function waitForState(k: ReplayKernel, id: string, state: string) {
-  for (;;) {
-    const task = await getTask(k, id);
-    if (task.status.state === state) return task;
-    await tick();
-  }
-}
 
 /** The SDK logs each JSON-RPC error it sends; keep the spec output readable. */
 const quietSdkErrors = () => jest.spyOn(console, "error").mockImplementation(() => undefined);

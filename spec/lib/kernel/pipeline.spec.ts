@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { setImmediate as tick } from "node:timers/promises";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { type ReplayKernel } from "../../../lib/kernel/replay-kernel.js";
-import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage, type SseRecord } from "./a2a-http.js";
+import { call, getTask, kernelsClosedAfterEach, waitForState, results, rpc, sseRecords, stateOf, stream, userMessage, type SseRecord } from "./a2a-http.js";
 
 const kernel = kernelsClosedAfterEach();
 
@@ -55,16 +54,6 @@ function permissionAnswer(taskId: string, inputId: string, toolUseId: string, de
   };
 }
 
-const getTask = async (k: ReplayKernel, id: string) => (await rpc(k.url, "GetTask", { id, historyLength: 100 })).result;
-
-/** Polls GetTask until the task reaches `state` (each poll yields to the event loop; no timed sleep). */
-async function waitForState(k: ReplayKernel, id: string, state: string) {
-  for (;;) {
-    const task = await getTask(k, id);
-    if (task.status.state === state) return task;
-    await tick();
-  }
-}
 
 async function recovery(k: ReplayKernel, query: Record<string, string>, headers: Record<string, string> = {}) {
   const url = new URL("iac-code/pipeline/state", k.url);
