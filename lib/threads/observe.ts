@@ -8,7 +8,7 @@
  * own connection, so a slow one slows nobody else.
  */
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { concat, concatMap, merge, of, pipe, type Observable, type SchedulerLike } from "rxjs";
+import { concat, map, merge, of, pipe, type Observable, type SchedulerLike } from "rxjs";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
@@ -58,7 +58,8 @@ export function observeExecution({ state, runId, afterSequence, language }: Obse
     if (stored.length > 0) return stored.map((pending) => toInterrupt(pending, language));
     return inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, language));
   };
-  const pause = async (item: RunItem): Promise<RunItem> =>
+  // Nothing to write: an observer only shows the pause, so this stays synchronous.
+  const pause = (item: RunItem): RunItem =>
     "kind" in item && item.kind === "run-end" && !item.error && item.inputs?.length ? { ...item, interrupts: interruptsFor(item.inputs) } : item;
 
   const taskEvents = reattach(deps.a2a, execution.taskId!, afterSequence).pipe(
@@ -74,7 +75,7 @@ export function observeExecution({ state, runId, afterSequence, language }: Obse
       projectTools(),
       projectArtifacts(),
       aggregateUsage(),
-      concatMap(pause),
+      map(pause),
       finishRun({ threadId, runId, describe }),
     ),
   );
