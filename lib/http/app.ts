@@ -71,7 +71,7 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
 
   const startRun: RequestHandler = async (req, res) => {
     const input = validateRunInput(req.body, config);
-    const language = resolveLanguage(input.forwardedProps.iacCode.preferredLanguage, req.get("accept-language"));
+    const language = requestLanguage(req);
     // A new turn gives up on an execution whose client left and never came back.
     if (input.resume === undefined) grace.expireThread(input.threadId);
     const admitted = await admitRun(input, { store, now, newExecutionId: randomUUID, cancelTask: (taskId) => a2a.cancelTask(taskId) });

@@ -12,7 +12,7 @@ import type { A2AClient } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
 import { SCHEMAS_DIR } from "../paths.js";
 import type { ThreadStore } from "../state/thread-store.js";
-import { StateUnavailableError } from "../state/thread-store.js";
+import { loadThread } from "../threads/load-thread.js";
 import { cancelExecution, type CancellableThread } from "../threads/cancel-execution.js";
 import { endExecution } from "../threads/thread-transitions.js";
 import type { ThreadRun } from "../threads/thread-run.js";
@@ -49,9 +49,7 @@ async function underLease<T>(store: ThreadStore, threadId: string, work: (thread
   const lease = await store.tryAcquire(threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
-    let state = await store.load(threadId).catch((error: unknown) => {
-      throw error instanceof StateUnavailableError ? new AguiError("STATE_UNAVAILABLE", {}, { cause: error }) : error;
-    });
+    let state = await loadThread(store, threadId);
     if (!state) return await work(undefined);
     const thread: CancellableThread = {
       get state() {

@@ -17,7 +17,8 @@ import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
 import { SCHEMAS_DIR } from "../paths.js";
 import type { RunA2A } from "../run.js";
-import { StateUnavailableError, type ThreadStore } from "../state/thread-store.js";
+import type { ThreadStore } from "../state/thread-store.js";
+import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { jsonBody, MAX_CONTROL_BODY_BYTES } from "./json-body.js";
@@ -49,9 +50,7 @@ export function subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeat
   const subscribe: RequestHandler<{ executionId: string }> = async (req, res) => {
     if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: "observeBody" });
     const body = req.body;
-    const state = await store.load(body.threadId).catch((error: unknown) => {
-      throw error instanceof StateUnavailableError ? new AguiError("STATE_UNAVAILABLE", {}, { cause: error }) : error;
-    });
+    const state = await loadThread(store, body.threadId);
     if (!state) throw new AguiError("EXECUTION_NOT_FOUND", { reason: "checkpoint" });
     const { execution } = state;
     const known =

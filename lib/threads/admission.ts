@@ -7,7 +7,8 @@
 import { contextIdFor } from "../a2a/request-mapping.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { ThreadState } from "../state/thread-state.js";
-import { StateUnavailableError, type ThreadLease, type ThreadStore } from "../state/thread-store.js";
+import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
+import { loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
 import type { ValidRunInput } from "../validation.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
@@ -38,15 +39,6 @@ export function requestDigest(input: ValidRunInput): string {
   return canonicalDigest({ ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, alibabaCloud: cloud } } });
 }
 
-async function load(store: ThreadStore, threadId: string): Promise<ThreadState | undefined> {
-  try {
-    return await store.load(threadId);
-  } catch (error) {
-    if (error instanceof StateUnavailableError) throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
-    throw error;
-  }
-}
-
 async function save(store: ThreadStore, state: ThreadState): Promise<void> {
   try {
     await store.save(state);
@@ -67,12 +59,12 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
   const digest = requestDigest(input);
 
   // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
-  checkRunId(await load(store, input.threadId), input.runId, digest);
+  checkRunId(await loadThread(store, input.threadId), input.runId, digest);
   const lease = await store.tryAcquire(input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
     // Under the lease the file is authoritative: another run may have changed it since the first look.
-    let state = await load(store, input.threadId);
+    let state = await loadThread(store, input.threadId);
     checkRunId(state, input.runId, digest);
     const userId = ext.userId ?? null;
     if (state === undefined) {
