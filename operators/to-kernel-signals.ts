@@ -8,10 +8,12 @@
  * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
  * One update can carry several signals; they come out in the order a reader
  * of the frame would expect: ids, pipeline envelopes, reasoning, tool, usage,
- * artifact, text, inputs awaited, state.
+ * artifact, text, inputs awaited, state. The operator passes the task's ids
+ * and its state only when they change: a kernel repeats both on nearly
+ * every frame, and every stage after this one would carry them for nothing.
  */
 import type { TokenUsage } from "@ag-ui/core";
-import { type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { inputsOf } from "../lib/interrupts/keep-input.js";
 import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
@@ -159,8 +161,27 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
 export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorFunction<A2AUpdate, KernelSignal> {
   const resolved = { newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`) };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
-  return emitEach((update, index) => {
-    const signals = signalsOf(update, resolved);
-    return index === 0 && update.kind === "task" && !readLeading ? signals.filter((signal) => signal.kind !== "inputs") : signals;
-  });
+  return (updates) =>
+    defer(() => {
+      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change.
+      let boundTo: string | undefined;
+      let state: TaskStateName | undefined;
+      const isNews = (signal: KernelSignal): boolean => {
+        if (signal.kind === "task-bound") {
+          const binding = `${signal.taskId}\n${signal.contextId ?? ""}`;
+          if (binding === boundTo) return false;
+          boundTo = binding;
+        } else if (signal.kind === "task-state") {
+          if (signal.state === state) return false;
+          state = signal.state;
+        }
+        return true;
+      };
+      return updates.pipe(
+        emitEach((update, index) => {
+          const skipInputs = index === 0 && update.kind === "task" && !readLeading;
+          return signalsOf(update, resolved).filter((signal) => isNews(signal) && !(skipInputs && signal.kind === "inputs"));
+        }),
+      );
+    });
 }

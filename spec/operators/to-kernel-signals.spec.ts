@@ -25,18 +25,17 @@ describe("toKernelSignals", () => {
     });
   });
 
-  it("turns each status text chunk into a delta with the status message id", () => {
+  it("turns each status text chunk into a delta with the status message id, and passes the ids and state only when they change", () => {
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("a 9ms (b|)", {
         a: status("TASK_STATE_WORKING", { message: agentText("Hel") }),
         b: status("TASK_STATE_WORKING", { message: agentText("lo") }),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc) 5ms (ade|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc) 5ms (d|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Hel", source: "delta" },
         c: working,
         d: { kind: "text", messageId: "t1-message", text: "lo", source: "delta" },
-        e: working,
       });
     });
   });
@@ -60,18 +59,14 @@ describe("toKernelSignals", () => {
         c: withIacCode({ tool: { status: "input_delta", toolUseId: "u1", partialJson: "{" }, usage: { inputTokens: 6497.0, model: "m" } }),
         d: withIacCode({ tool: { status: "progress", toolUseId: "u1", mcp: { progress: 1 } } }),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcdefwghwijw|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcdfhj|)", {
         a: bound,
         b: { kind: "session-bound", sessionId: "s1" },
         c: { kind: "reasoning", text: "hmm" },
         d: working,
-        e: bound,
         f: { kind: "tool", status: "input_complete", toolCallId: "u1", toolName: "ls", input: { path: "/" }, result: undefined },
-        g: bound,
         h: { kind: "usage", usage: { inputTokens: 6497, model: "m" } },
-        i: bound,
         j: { kind: "tool-progress", tool: { status: "progress", toolUseId: "u1", mcp: { progress: 1 } } },
-        w: working,
       });
     });
   });
@@ -153,16 +148,40 @@ describe("toKernelSignals and inputs", () => {
   });
 });
 
+describe("toKernelSignals and changes of task", () => {
+  it("passes the ids again when the task or its context changes, and the state again after another one came between", () => {
+    const other = { statusUpdate: { taskId: "t2", contextId: "c1", status: { state: "TASK_STATE_WORKING" } } };
+    const otherContext = { statusUpdate: { taskId: "t2", contextId: "c2", status: { state: "TASK_STATE_WORKING" } } };
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("a---b---c---d", { a: status("TASK_STATE_WORKING"), b: other, c: otherContext, d: status("TASK_STATE_SUBMITTED") });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(aw)b---c---(as)", {
+        a: bound,
+        w: working,
+        b: { kind: "task-bound", taskId: "t2", contextId: "c1" },
+        c: { kind: "task-bound", taskId: "t2", contextId: "c2" },
+        s: { kind: "task-state", state: "submitted" },
+      });
+    });
+  });
+
+  it("starts afresh for each subscription", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const signals = cold("(a|)", { a: status("TASK_STATE_WORKING") }).pipe(unwrapStreamResponse(), toKernelSignals());
+      expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
+      expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
+    });
+  });
+});
+
 describe("toKernelSignals on a new task's stream", () => {
   it("does not read inputs from the opening Task snapshot, only from the updates after it", () => {
     const input = { inputId: "q1", kind: "ask_user_question", required: true };
     const snapshot = { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" }, metadata: { iac_code: { input } } } };
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("a----b", { a: snapshot, b: withIacCode({ input }, "TASK_STATE_INPUT_REQUIRED") });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }))).toBe("(as)-(bcd)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }))).toBe("(as)-(cd)", {
         a: bound,
         s: { kind: "task-state", state: "submitted" },
-        b: bound,
         c: { kind: "inputs", inputs: [{ projection: input, sideband: false }] },
         d: { kind: "task-state", state: "input-required" },
       });
