@@ -55,7 +55,7 @@ export function projectReasoning(options: { runId: string }): OperatorFunction<R
           if (!TEXT_EVENTS.has(item.type)) return [item];
           if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
           if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;
-          return [...closeAll(), item];
+          return open.size === 0 ? [item] : [...closeAll(), item];
         }),
       );
     });

@@ -11,11 +11,12 @@
  *   body cut by the transport (chunked body without end)   --a--#  (A2A_UNAVAILABLE)
  *   unsubscribe                                            the fetch is aborted
  */
-import { PassThrough, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { Observable } from "rxjs";
 import { createEventSource, type EventSourceMessage, type FetchLike, type FetchLikeInit } from "eventsource-client";
 import fetch from "node-fetch";
 import { AguiError } from "../errors.js";
+import { readBody } from "./body-reader.js";
 import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
 
 export interface SsePost {
@@ -29,7 +30,7 @@ export interface SsePost {
 /** Records of the stream in order; completes when the server ends the body. Each subscription is one POST. */
 export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Observable<EventSourceMessage> {
   return new Observable<EventSourceMessage>((subscriber) => {
-    // Why the body ended early, if the transport cut it (see guardBody).
+    // Why the body ended early, if the transport cut it (see readBody).
     let cut: unknown;
 
     const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
@@ -47,7 +48,8 @@ export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Obse
           throw protocolError(new Error("a streaming call was answered with a JSON result"));
         }
         return {
-          body: guardBody(response.body, (error) => (cut = error)),
+          // Anything with getReader() passes for a web stream there (its getStream); the type names the whole interface.
+          body: response.body && (readBody(response.body as Readable, (error) => (cut = error)) as unknown as ReadableStream<Uint8Array>),
           url: response.url,
           status: response.status,
           redirected: response.redirected,
@@ -96,30 +98,4 @@ export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Obse
 /** eventsource-client's request options, narrowed to what node-fetch takes. */
 function fetchInit(init: FetchLikeInit | undefined) {
   return { method: init?.method, headers: init?.headers, body: init?.body, redirect: init?.redirect };
-}
-
-/**
- * A read error must not reach eventsource-client: node's `Readable.toWeb`
- * turns a body cut by the transport (node-fetch: "Premature close") into an
- * AbortError, which the client takes for its own close() and ignores: no
- * event, no reconnect, the stream would hang. So the body ends instead,
- * after every chunk before the cut, and the cause is handed to `onError`.
- *
- * Chunks are copied out as they arrive (flowing mode), not pulled: node-fetch
- * destroys the body when the connection dies, and destroying discards what
- * was received but not yet read — the records that arrived with the cut,
- * often the very first ones, which name the task a cancel needs.
- */
-function guardBody(body: NodeJS.ReadableStream | null, onError: (error: unknown) => void): Readable | null {
-  if (!body) return null;
-  const out = new PassThrough();
-  body.on("data", (chunk: Buffer) => out.write(chunk));
-  body.once("end", () => out.end());
-  body.once("error", (error: unknown) => {
-    onError(error);
-    out.end();
-  });
-  // Closing our side (the subscriber left) must stop the upstream body too.
-  out.once("close", () => (body as Readable).destroy?.());
-  return out;
 }

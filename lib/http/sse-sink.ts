@@ -41,7 +41,7 @@ export interface SseSinkOptions {
 }
 
 /** The part of an Express response the sink uses. */
-export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "on" | "writableLength">;
+export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "on" | "writableLength" | "cork" | "uncork">;
 
 export const encodeSseItem = (item: SseItem): string =>
   item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`;
@@ -52,6 +52,11 @@ export function pipeToSse(items$: Observable<SseItem>, res: SseResponse, onError
   res.flushHeaders();
   let subscription: Subscription | undefined;
   let dropped = false;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   const dropClient = () => {
     dropped = true;
     options.onSlowClient?.(res.writableLength);
@@ -63,6 +68,12 @@ export function pipeToSse(items$: Observable<SseItem>, res: SseResponse, onError
     next: (item) => {
       if (dropped) return;
       if (res.writableLength > maxBacklogBytes) return dropClient();
+      // Events that come out together (one kernel chunk often holds many frames) leave in one socket write.
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
       res.write(encodeSseItem(item));
     },
     error: (error: unknown) => {

@@ -8,10 +8,14 @@ import type { SseItem } from "../../lib/run.js";
 /**
  * A response whose client reads only when told: every write stays in
  * `writableLength` until `read()` takes it, as Node's buffer behaves when
- * the socket is full.
+ * the socket is full. Like Node's, it holds writes while corked and hands
+ * them to the socket as one write when uncorked (`socketWrites`).
  */
 class FakeResponse {
   written: string[] = [];
+  socketWrites: string[] = [];
+  #corked = 0;
+  #held = "";
   writableLength = 0;
   maxBacklog = 0;
   ended = false;
@@ -20,14 +24,29 @@ class FakeResponse {
 
   writeHead() { return this; }
   flushHeaders() {}
+  cork() { this.#corked++; }
+  uncork() {
+    if (this.#corked > 0 && --this.#corked === 0) this.#flush();
+  }
+  #flush() {
+    if (this.#held) this.socketWrites.push(this.#held);
+    this.#held = "";
+  }
   write(chunk: string) {
     this.written.push(chunk);
+    this.#held += chunk;
+    if (this.#corked === 0) this.#flush();
     this.writableLength += Buffer.byteLength(chunk);
     this.maxBacklog = Math.max(this.maxBacklog, this.writableLength);
     return this.writableLength === 0;
   }
   read() { this.writableLength = 0; }
-  end() { this.ended = true; return this; }
+  end() {
+    this.#corked = 0;
+    this.#flush();
+    this.ended = true;
+    return this;
+  }
   destroy() {
     this.destroyed = true;
     queueMicrotask(() => this.#onClose.forEach((handler) => handler()));
@@ -52,6 +71,20 @@ describe("pipeToSse", () => {
     items.complete();
     expect(res.written.join("")).toBe(`data: ${JSON.stringify(content("hi"))}\n\n: heartbeat\n\n`);
     expect(res.ended).toBe(true);
+  });
+
+  it("hands the events of one tick to the socket as one write, and the next tick's as the next", async () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {});
+    items.next(content("a"));
+    items.next(content("b"));
+    expect(res.socketWrites).toEqual([]);
+    await new Promise((resolve) => process.nextTick(resolve));
+    items.next(content("c"));
+    items.complete();
+    const record = (delta: string) => `data: ${JSON.stringify(content(delta))}\n\n`;
+    expect(res.socketWrites).toEqual([record("a") + record("b"), record("c")]);
   });
 
   it("drops a client that stops reading once its backlog passes the limit, and leaves the run as a disconnect does", async () => {

@@ -1,0 +1,81 @@
+/**
+ * The kernel's SSE body as eventsource-client reads it: see `readBody`.
+ */
+import type { Readable } from "node:stream";
+
+/** The slice of a web `ReadableStream` that eventsource-client reads: `getReader().read()` in a loop. */
+export interface BodyReader {
+  read(): Promise<{ done: false; value: Uint8Array } | { done: true; value: undefined }>;
+  releaseLock(): void;
+  cancel(): Promise<void>;
+}
+
+/**
+ * Past this many bytes received and not yet read, the kernel's socket is
+ * paused (TCP then slows the kernel); reading resumes it. eventsource-client
+ * reads again as soon as it has parsed a chunk, so only a burst larger than
+ * this ever waits.
+ */
+const PAUSE_AFTER_BYTES = 1024 * 1024;
+
+/**
+ * node-fetch's body, handed to eventsource-client as the web stream it
+ * reads, without node's `Readable.toWeb(Readable.from(...))` adapter (two
+ * more streams, a promise per chunk and about 10 KiB per open stream).
+ *
+ * A read error must not reach eventsource-client: it takes any failed read
+ * for its own close() and ignores it: no event, no reconnect, the stream
+ * would hang. So the body ends instead, after every chunk before the cut,
+ * and the cause is handed to `onCut`.
+ *
+ * Chunks are taken as they arrive (flowing mode), not pulled: node-fetch
+ * destroys the body when the connection dies, and destroying discards what
+ * was received but not yet read — the records that arrived with the cut,
+ * often the very first ones, which name the task a cancel needs. Whatever
+ * has arrived when eventsource-client reads is handed over as one chunk.
+ */
+export function readBody(body: Readable, onCut: (error: unknown) => void): { getReader(): BodyReader } {
+  const arrived: Buffer[] = [];
+  let arrivedBytes = 0;
+  let ended = false;
+  let waiting: ((result: Awaited<ReturnType<BodyReader["read"]>>) => void) | undefined;
+
+  const handOver = () => {
+    if (!waiting || (arrived.length === 0 && !ended)) return;
+    const deliver = waiting;
+    waiting = undefined;
+    if (arrived.length === 0) return deliver({ done: true, value: undefined });
+    const value = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived, arrivedBytes);
+    arrived.length = 0;
+    arrivedBytes = 0;
+    if (body.isPaused()) body.resume();
+    deliver({ done: false, value });
+  };
+
+  body.on("data", (chunk: Buffer) => {
+    arrived.push(chunk);
+    arrivedBytes += chunk.length;
+    if (arrivedBytes > PAUSE_AFTER_BYTES) body.pause();
+    handOver();
+  });
+  body.once("end", () => {
+    ended = true;
+    handOver();
+  });
+  body.once("error", (error: unknown) => {
+    onCut(error);
+    ended = true;
+    handOver();
+  });
+
+  const reader: BodyReader = {
+    read: () =>
+      new Promise((resolve) => {
+        waiting = resolve;
+        handOver();
+      }),
+    releaseLock: () => {},
+    cancel: async () => void body.destroy(),
+  };
+  return { getReader: () => reader };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "@jest/globals";
+import { PassThrough } from "node:stream";
+import { readBody } from "../../lib/a2a/body-reader.js";
+
+const text = (value: Uint8Array | undefined) => Buffer.from(value ?? []).toString("utf8");
+
+describe("readBody", () => {
+  it("hands over everything that arrived since the last read as one chunk, then the end", async () => {
+    const body = new PassThrough();
+    const reader = readBody(body, () => {}).getReader();
+    body.write("data: a\n\n");
+    body.write("data: b\n\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text((await reader.read()).value)).toBe("data: a\n\ndata: b\n\n");
+    const next = reader.read();
+    body.end("data: c\n\n");
+    expect(text((await next).value)).toBe("data: c\n\n");
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+  });
+
+  it("ends after the chunks that came before a cut, and hands the cause over instead of failing the read", async () => {
+    const body = new PassThrough();
+    const cuts: unknown[] = [];
+    const reader = readBody(body, (error) => cuts.push(error)).getReader();
+    body.write("data: first\n\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    const cause = new Error("Premature close");
+    body.destroy(cause);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text((await reader.read()).value)).toBe("data: first\n\n");
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    expect(cuts).toEqual([cause]);
+  });
+
+  it("pauses the body while more than 1 MiB waits unread, and resumes it when read", async () => {
+    const body = new PassThrough({ highWaterMark: 64 * 1024 });
+    const reader = readBody(body, () => {}).getReader();
+    const chunk = Buffer.alloc(256 * 1024, "x");
+    for (let i = 0; i < 5; i++) body.write(chunk);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.isPaused()).toBe(true);
+    const { value } = await reader.read();
+    expect(value!.length).toBeGreaterThan(1024 * 1024);
+    expect(body.isPaused()).toBe(false);
+  });
+
+  it("stops the body when eventsource-client cancels", async () => {
+    const body = new PassThrough();
+    await readBody(body, () => {}).getReader().cancel();
+    expect(body.destroyed).toBe(true);
+  });
+});
