@@ -16,20 +16,33 @@ import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { inputsOf } from "../lib/interrupts/keep-input.js";
-import type { KernelSignal, TaskStateName, ToolStatus } from "./kernel-signal.js";
+import type { KernelSignal, SignalOf, TaskStateName, ToolStatus } from "./kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted", "working", "input-required", "completed", "failed", "canceled", "rejected", "auth-required",
 ]);
 
+/** The spellings kernels send (A2A 1.0's and the SDK's), read once here rather than on every frame. */
+const KNOWN_SPELLINGS = new Map<string, TaskStateName>(
+  [...STATE_NAMES].flatMap((name): Array<[string, TaskStateName]> => [
+    [name, name],
+    [`TASK_STATE_${name.toUpperCase().replaceAll("-", "_")}`, name],
+  ]),
+);
+
 /** `TASK_STATE_INPUT_REQUIRED`, `input-required` and `input_required` all read as `input-required`. */
 export function normalizeTaskState(raw: unknown): TaskStateName {
   if (typeof raw !== "string") return "unknown";
+  const known = KNOWN_SPELLINGS.get(raw);
+  if (known !== undefined) return known;
   const name = raw.trim().toLowerCase().replace(/^task_state_/, "").replaceAll("_", "-");
   const canonical = name === "cancelled" ? "canceled" : name;
   return STATE_NAMES.has(canonical as TaskStateName) ? (canonical as TaskStateName) : "unknown";
 }
+
+/** What an absent object reads as; frozen, since it is shared by every frame. */
+const NOTHING: JsonObject = Object.freeze({});
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -86,6 +99,8 @@ function usageOf(raw: JsonObject): TokenUsage {
 }
 
 function sessionIdOf(iacCode: JsonObject): string | undefined {
+  const direct = str(iacCode.iacCodeSessionId);
+  if (direct) return direct;
   const pipeline = isObject(iacCode.pipeline) ? iacCode.pipeline : {};
   const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
   return [iacCode.iacCodeSessionId, pipeline.iacCodeSessionId, ...batch.map((e) => (isObject(e) ? e.iacCodeSessionId : undefined))]
@@ -111,16 +126,18 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   const taskId = str(kind === "task" ? body.id : body.taskId);
   if (taskId) signals.push({ kind: "task-bound", taskId, contextId: str(body.contextId) });
 
-  const metadata = isObject(body.metadata) ? body.metadata : {};
-  const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : {};
+  const metadata = isObject(body.metadata) ? body.metadata : NOTHING;
+  const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : NOTHING;
   const sessionId = sessionIdOf(iacCode);
   if (sessionId) signals.push({ kind: "session-bound", sessionId });
 
   // The batch first, then the single envelope: the kernel's own order (contract §3).
-  const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
-  for (const envelope of [...batch, iacCode.pipeline]) {
-    if (isObject(envelope)) signals.push({ kind: "pipeline-event", envelope, recovered: false });
+  if (isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events)) {
+    for (const envelope of iacCode.pipelineBatch.events) {
+      if (isObject(envelope)) signals.push({ kind: "pipeline-event", envelope, recovered: false });
+    }
   }
+  if (isObject(iacCode.pipeline)) signals.push({ kind: "pipeline-event", envelope: iacCode.pipeline, recovered: false });
 
   const thinking = iacCode.thinking;
   if (isObject(thinking) && thinking.type === "raw_thinking" && str(thinking.text)) {
@@ -141,7 +158,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     return signals;
   }
 
-  const status = isObject(body.status) ? body.status : {};
+  const status = isObject(body.status) ? body.status : NOTHING;
   const statusText = isAgentRole(isObject(status.message) ? status.message.role : undefined) ? textOf(status.message) : "";
   const isFinal = isObject(iacCode.assistantFinal) && iacCode.assistantFinal.complete === true;
   const statusMessageId = isObject(status.message) ? str(status.message.messageId) : undefined;
@@ -152,8 +169,10 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     if (history.text) signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
   }
   // Only the kept fields of a projection travel on: nothing else of it can reach a client or the disk.
-  const inputs = inputsOf(iacCode).map(({ value, sideband }) => ({ projection: value, sideband }));
-  if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
+  if (iacCode.input !== undefined || iacCode.pendingPermissions !== undefined) {
+    const inputs = inputsOf(iacCode).map(({ value, sideband }) => ({ projection: value, sideband }));
+    if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
+  }
   if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
   return signals;
 }
@@ -164,13 +183,12 @@ export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorF
   return (updates) =>
     defer(() => {
       // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change.
-      let boundTo: string | undefined;
+      let bound: SignalOf<"task-bound"> | undefined;
       let state: TaskStateName | undefined;
       const isNews = (signal: KernelSignal): boolean => {
         if (signal.kind === "task-bound") {
-          const binding = `${signal.taskId}\n${signal.contextId ?? ""}`;
-          if (binding === boundTo) return false;
-          boundTo = binding;
+          if (signal.taskId === bound?.taskId && signal.contextId === bound.contextId) return false;
+          bound = signal;
         } else if (signal.kind === "task-state") {
           if (signal.state === state) return false;
           state = signal.state;
