@@ -1,8 +1,8 @@
 /**
  * Section 2: end to end on loopback, kernel SSE → service → client, beside
- * kernel SSE → raw pass-through proxy → client. Kernel, service and proxy
+ * kernel SSE → raw pass-through proxy → client. Kernel, service and proxies
  * each run in their own process (`scripted-kernel.ts`, `service-child.ts`,
- * `sse-proxy.ts`); the client is this process.
+ * `sse-proxy.ts`, `sse-reencode-proxy.ts`); the client is this process.
  *
  *   throughput  `streams` streams at once, each `events` deltas sent back
  *               to back (the kernel honours backpressure): deltas received
@@ -14,7 +14,11 @@
  *               `latencySkip` deltas (its first second) are left out: they
  *               measure 100 runs being admitted at once, not delivery.
  *
- * Rounds alternate between the two paths, so drift hits both alike.
+ * Throughput also runs a third path, the parse-and-re-encode proxy
+ * (`sse-reencode-proxy.ts`): the raw proxy plus JSON.parse and
+ * JSON.stringify of each record, the least work any adapter must do.
+ *
+ * Rounds alternate between the paths, so drift hits them alike.
  */
 import os from "node:os";
 import { forkChild, median, percentile, sortNumbers, wallClockMs, type Child } from "./support.js";
@@ -49,7 +53,7 @@ function rpcBody(script: object): string {
 }
 
 export interface Path {
-  name: "service" | "proxy";
+  name: "service" | "proxy" | "reencode";
   url: string;
   body: (script: object) => string;
 }
@@ -61,7 +65,16 @@ async function batch(path: Path, streams: number, script: object, skipFirst = 0)
 }
 
 export interface LoopbackResult {
-  throughput: { streams: number; eventsPerStream: number; serviceEventsPerSecond: number; proxyEventsPerSecond: number; ratio: number };
+  throughput: {
+    streams: number;
+    eventsPerStream: number;
+    serviceEventsPerSecond: number;
+    proxyEventsPerSecond: number;
+    ratio: number;
+    /** The parse-and-re-encode proxy: what is left of the raw proxy's rate once each record's JSON is read. */
+    reencodeEventsPerSecond: number;
+    reencodeRatio: number;
+  };
   latency: {
     streams: number;
     intervalMs: number;
@@ -72,25 +85,32 @@ export interface LoopbackResult {
   };
 }
 
-export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: string[] = []): Promise<{ kernel: Child; service: Child; proxy: Child; paths: Path[]; stop(): Promise<void> }> {
+export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: string[] = []): Promise<{ kernel: Child; service: Child; proxy: Child; reencode: Child; paths: Path[]; stop(): Promise<void> }> {
   const kernel = forkChild(`${here}scripted-kernel.js`, []);
   const { url: kernelUrl } = (await kernel.ready) as { url: string };
   const service = forkChild(`${here}service-child.js`, [kernelUrl, String(heartbeatMs)], ["--expose-gc", ...serviceExecArgv]);
-  const proxy = forkChild(`${here}sse-proxy.js`, [kernelUrl]);
+  const proxy = forkChild(`${here}sse-proxy.js`, [kernelUrl], ["--expose-gc"]);
+  const reencode = forkChild(`${here}sse-reencode-proxy.js`, [kernelUrl], ["--expose-gc"]);
   const { url: serviceUrl } = (await service.ready) as { url: string };
   const { url: proxyUrl } = (await proxy.ready) as { url: string };
+  const { url: reencodeUrl } = (await reencode.ready) as { url: string };
   const paths: Path[] = [
     { name: "proxy", url: proxyUrl, body: rpcBody },
     { name: "service", url: `${serviceUrl}/`, body: runBody },
+    { name: "reencode", url: reencodeUrl, body: rpcBody },
   ];
-  return { kernel, service, proxy, paths, stop: async () => void (await Promise.all([service.stop(), proxy.stop(), kernel.stop()])) };
+  return {
+    kernel, service, proxy, reencode, paths,
+    stop: async () => void (await Promise.all([service.stop(), proxy.stop(), reencode.stop(), kernel.stop()])),
+  };
 }
 
 export async function benchLoopback({ rounds = 3, streams = 20, events = 2_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
   const rig = await startLoopbackRig();
   try {
-    const rates: Record<Path["name"], number[]> = { service: [], proxy: [] };
-    const latencies: Record<Path["name"], number[]> = { service: [], proxy: [] };
+    const rates: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
+    const latencies: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
+    const timed = rig.paths.filter((path) => path.name !== "reencode");
     // Warm-up: connections, JIT, the service's state directory.
     for (const path of rig.paths) await batch(path, streams, { events: 200 });
     for (let round = 0; round < rounds; round++) {
@@ -100,7 +120,7 @@ export async function benchLoopback({ rounds = 3, streams = 20, events = 2_000, 
         if (received !== streams * events) throw new Error(`${path.name}: ${received} of ${streams * events} deltas arrived`);
         rates[path.name].push(received / seconds);
       }
-      for (const path of rig.paths) {
+      for (const path of timed) {
         const { outcomes } = await batch(path, latencyStreams, { events: latencyEvents, intervalMs }, latencySkip);
         for (const outcome of outcomes) latencies[path.name].push(...outcome.latencies);
       }
@@ -115,6 +135,8 @@ export async function benchLoopback({ rounds = 3, streams = 20, events = 2_000, 
         serviceEventsPerSecond: median(rates.service),
         proxyEventsPerSecond: median(rates.proxy),
         ratio: median(rates.service) / median(rates.proxy),
+        reencodeEventsPerSecond: median(rates.reencode),
+        reencodeRatio: median(rates.reencode) / median(rates.proxy),
       },
       latency: {
         streams: latencyStreams,

@@ -31,10 +31,12 @@ const rows: Row[] = [
   [`operator chain, \`${chain.fixture}\` fixture (frames/s)`, n(chain.pipelineFramesPerSecond), `JSON parse+stringify: ${n(chain.baselineFramesPerSecond)}`, n(chain.ratio, 2), "≥ 0.5", check(chain.ratio >= 0.5)],
   ["heartbeat operator (items/s)", n(chain.heartbeat.newItemsPerSecond), `re-arming per item: ${n(chain.heartbeat.rearmingItemsPerSecond)}`, `${n(chain.heartbeat.ratio, 1)}×`, "–", "–"],
   [`end to end, ${loopback.throughput.streams} streams (events/s)`, n(loopback.throughput.serviceEventsPerSecond), `raw SSE proxy: ${n(loopback.throughput.proxyEventsPerSecond)}`, n(loopback.throughput.ratio, 2), "≥ 0.7", check(loopback.throughput.ratio >= 0.7)],
+  [`  reference: parse+re-encode proxy (events/s)`, n(loopback.throughput.reencodeEventsPerSecond), `raw SSE proxy: ${n(loopback.throughput.proxyEventsPerSecond)}`, n(loopback.throughput.reencodeRatio, 2), "–", "–"],
   [`added latency p50, ${loopback.latency.streams} streams (ms)`, n(loopback.latency.addedMs.p50, 2), `service ${n(loopback.latency.serviceMs.p50, 2)} − proxy ${n(loopback.latency.proxyMs.p50, 2)}`, n(loopback.latency.addedMs.p50, 2), "–", "–"],
   [`added latency p99, ${loopback.latency.streams} streams (ms)`, n(loopback.latency.addedMs.p99, 2), `service ${n(loopback.latency.serviceMs.p99, 2)} − proxy ${n(loopback.latency.proxyMs.p99, 2)}`, n(loopback.latency.addedMs.p99, 2), "≤ 2", check(loopback.latency.addedMs.p99 <= 2)],
   ...idle.flatMap((result): Row[] => [
     [`RSS per idle stream, ${n(result.streams)} streams (KiB)`, n(result.rssPerStreamKiB, 1), `heap ${n(result.heapPerStreamKiB, 1)} KiB`, n(result.rssPerStreamKiB, 1), "≤ 30 KB", check(result.rssPerStreamKiB * 1.024 <= 30)],
+    [`  reference: raw proxy, ${n(result.streams)} idle streams (KiB)`, n(result.proxyRssPerStreamKiB, 1), `heap ${n(result.proxyHeapPerStreamKiB, 1)} KiB`, `service ÷ proxy: ${n(result.rssPerStreamKiB / result.proxyRssPerStreamKiB, 1)}×`, "–", "–"],
     [`CPU while idle, ${n(result.streams)} streams (% of a core)`, n(result.idleCpuPercent, 1), `${n(result.heartbeatsPerSecond)} heartbeats/s (every ${result.heartbeatMs / 1000} s)`, n(result.idleCpuPercent, 1), "–", "–"],
   ]),
   [`admission p50, ${n(store.large.files)} vs ${store.small.files} files (ms)`, n(store.large.p50Ms, 2), `${store.small.files} files: ${n(store.small.p50Ms, 2)}`, n(store.ratio, 2), "≤ 1.2", check(store.ratio <= 1.2)],
