@@ -6,27 +6,38 @@
  * bench`); this is a loop. An exception in `project` errors the stream, as
  * it would in `mergeMap`.
  *
+ * The stage subscribes to its source with one `Subscriber` of its own
+ * rather than a plain observer object, which RxJS would wrap per
+ * subscription in a SafeSubscriber, a ConsumerObserver and three bound
+ * functions, and pass every item through.
+ *
  *   a b  (a → [x, y], b → [])  →  (xy) -
  */
-import { Observable, type OperatorFunction } from "rxjs";
+import { Observable, Subscriber, type OperatorFunction } from "rxjs";
+
+class EmitEachSubscriber<T, R> extends Subscriber<T> {
+  #index = 0;
+
+  constructor(
+    private readonly downstream: Subscriber<R>,
+    private readonly project: (item: T, index: number) => readonly R[],
+  ) {
+    // Chained to the downstream subscriber: its unsubscription ends this one too.
+    super(downstream);
+  }
+
+  protected override _next(item: T): void {
+    let out: readonly R[];
+    try {
+      out = this.project(item, this.#index++);
+    } catch (error) {
+      this.downstream.error(error);
+      return;
+    }
+    for (const next of out) this.downstream.next(next);
+  }
+}
 
 export function emitEach<T, R>(project: (item: T, index: number) => readonly R[]): OperatorFunction<T, R> {
-  return (source) =>
-    new Observable<R>((subscriber) => {
-      let index = 0;
-      return source.subscribe({
-        next: (item) => {
-          let out: readonly R[];
-          try {
-            out = project(item, index++);
-          } catch (error) {
-            subscriber.error(error);
-            return;
-          }
-          for (const next of out) subscriber.next(next);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-    });
+  return (source) => new Observable<R>((subscriber) => source.subscribe(new EmitEachSubscriber(subscriber, project)));
 }

@@ -45,8 +45,11 @@ export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = 
         subscriber.next(signal);
         subscriber.complete();
       };
+      // A synchronous source goes on after the end, until its subscription is known and can be closed.
+      const ended = () => subscriber.closed;
       const subscription = source.subscribe({
         next: (signal) => {
+          if (ended()) return;
           // A source may decide the end itself (a resume refused before anything was sent).
           if (signal.kind === "run-end") return end(signal);
           if (signal.kind === "inputs") {
@@ -58,14 +61,12 @@ export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = 
           const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
           if (settled) end(settled);
         },
-        error: (error: unknown) =>
-          end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),
-        complete: () =>
-          end({
-            kind: "run-end",
-            error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }),
-            kernelSettled: false,
-          }),
+        error: (error: unknown) => {
+          if (!ended()) end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false });
+        },
+        complete: () => {
+          if (!ended()) end({ kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }), kernelSettled: false });
+        },
       });
       return subscription;
     });

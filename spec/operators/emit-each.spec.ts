@@ -19,4 +19,22 @@ describe("emitEach", () => {
       expectObservable(cold("ab-c|").pipe(emitEach(project))).toBe("a#", { a: 0 }, new Error("bad"));
     });
   });
+
+  it("leaves its source when the subscriber leaves, and after an error, and passes the source's error on", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const left = cold("a-b-c-d|");
+      expectObservable(left.pipe(emitEach((item: string) => [item])), "^--!").toBe("a-b");
+      expectSubscriptions(left.subscriptions).toBe("^--!");
+
+      const failing = cold("a-b-c|");
+      expectObservable(failing.pipe(emitEach((item: string) => {
+        if (item === "b") throw new Error("bad");
+        return [item];
+      }))).toBe("a-#", undefined, new Error("bad"));
+      expectSubscriptions(failing.subscriptions).toBe("^-!");
+
+      const broken = cold("a---#", undefined, new Error("cut"));
+      expectObservable(broken.pipe(emitEach((item: string) => [item, item]))).toBe("(aa)#", undefined, new Error("cut"));
+    });
+  });
 });
