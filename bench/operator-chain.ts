@@ -5,7 +5,8 @@
  * result, every operator of `lib/run.ts` in its order (the in-memory copy in
  * `spec/support/projection-chain.ts`, thread I/O stubbed), and the SSE
  * encoding. The baseline only JSON-parses and JSON-stringifies the same
- * frames. Also: the heartbeat operator's cost per item, before and after.
+ * frames; the two run by turns of 50 ms. Also: the heartbeat operator's
+ * cost per item, before and after.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -38,17 +39,34 @@ export function fixtureFrames(): { name: string; frames: string[] } {
   return { name, frames: wire };
 }
 
-/** Runs `once` back to back for about `ms`, and gives the rate of `unitsPerCall` per second. */
-async function rate(once: () => Promise<unknown> | unknown, unitsPerCall: number, ms: number): Promise<number> {
-  let calls = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  while (elapsed < ms) {
-    await once();
-    calls++;
-    elapsed = performance.now() - start;
+/**
+ * Runs `a` and `b` by turns, a slice of about `sliceMs` each, for about
+ * `ms` of each, and gives each one's rate of `units` per second. Short
+ * turns put both under the same load of a shared machine, which a long
+ * round of one then a long round of the other does not.
+ */
+async function alternate(
+  a: () => Promise<unknown> | unknown,
+  b: () => Promise<unknown> | unknown,
+  units: number,
+  { ms, sliceMs = 50 }: { ms: number; sliceMs?: number },
+): Promise<[number, number]> {
+  const spent = [0, 0];
+  const calls = [0, 0];
+  const fns = [a, b];
+  while (spent[0]! < ms || spent[1]! < ms) {
+    for (const side of [0, 1]) {
+      const start = performance.now();
+      let elapsed = 0;
+      while (elapsed < sliceMs) {
+        await fns[side]!();
+        calls[side]!++;
+        elapsed = performance.now() - start;
+      }
+      spent[side]! += elapsed;
+    }
   }
-  return (calls * unitsPerCall) / (elapsed / 1000);
+  return [(calls[0]! * units) / (spent[0]! / 1000), (calls[1]! * units) / (spent[1]! / 1000)];
 }
 
 export interface OperatorChainResult {
@@ -80,13 +98,13 @@ export async function benchOperatorChain({ rounds = 5, ms = 1500 } = {}): Promis
   };
   const aguiEventsPerRun = await runOnce();
   // Warm up both, so the JIT has seen them before anything counts.
-  await rate(runOnce, frames.length, 500);
-  await rate(baselineOnce, frames.length, 500);
+  await alternate(runOnce, baselineOnce, frames.length, { ms: 500 });
   const pipeline: number[] = [];
   const baseline: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    pipeline.push(await rate(runOnce, frames.length, ms));
-    baseline.push(await rate(baselineOnce, frames.length, ms));
+    const [chainRate, baselineRate] = await alternate(runOnce, baselineOnce, frames.length, { ms });
+    pipeline.push(chainRate);
+    baseline.push(baselineRate);
   }
   const heartbeat = await benchHeartbeat({ rounds, ms: ms / 2 });
   if (sink < 0) console.log(sink);
@@ -113,13 +131,13 @@ async function benchHeartbeat({ rounds, ms }: { rounds: number; ms: number }) {
   };
   const current = through(mergeHeartbeat<number>(15_000));
   const rearming = through(rearmingHeartbeat<number>(15_000));
-  await rate(current, 10_000, 300);
-  await rate(rearming, 10_000, 300);
+  await alternate(current, rearming, 10_000, { ms: 300 });
   const now: number[] = [];
   const before: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    now.push(await rate(current, 10_000, ms));
-    before.push(await rate(rearming, 10_000, ms));
+    const [currentRate, rearmingRate] = await alternate(current, rearming, 10_000, { ms });
+    now.push(currentRate);
+    before.push(rearmingRate);
   }
   return { newItemsPerSecond: median(now), rearmingItemsPerSecond: median(before), ratio: median(now) / median(before) };
 }
