@@ -6,11 +6,13 @@
  *
  *   throughput  `streams` streams at once, each `events` deltas sent back
  *               to back (the kernel honours backpressure): deltas received
- *               per second over the whole batch
+ *               per second over the whole batch; the ratio is the median
+ *               over rounds of each round's service ÷ proxy
  *   latency     100 streams at once, each one delta every `intervalMs`: the
  *               kernel stamps the send time in the delta, the client reads
  *               it on arrival; both read one machine clock. Added latency at
- *               pXX = service pXX − proxy pXX. Each stream's first
+ *               pXX = service pXX − proxy pXX, within a round; the median
+ *               over rounds is reported. Each stream's first
  *               `latencySkip` deltas (its first second) are left out: they
  *               measure 100 runs being admitted at once, not delivery.
  *
@@ -18,7 +20,9 @@
  * (`sse-reencode-proxy.ts`): the raw proxy plus JSON.parse and
  * JSON.stringify of each record, the least work any adapter must do.
  *
- * Rounds alternate between the paths, so drift hits them alike.
+ * Rounds alternate between the paths and are short, so the load of a
+ * shared machine hits the paths of one round alike; every round's figures
+ * are in `bench/results.json`.
  */
 import os from "node:os";
 import { forkChild, median, percentile, sortNumbers, wallClockMs, type Child } from "./support.js";
@@ -64,24 +68,54 @@ async function batch(path: Path, streams: number, script: object, skipFirst = 0)
   return { outcomes, seconds: (wallClockMs() - start) / 1000 };
 }
 
+interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+export interface LatencyRound {
+  samples: { service: number; proxy: number };
+  serviceMs: Percentiles;
+  proxyMs: Percentiles;
+  /** Service minus proxy, at each percentile. */
+  addedMs: Percentiles;
+}
+
+function latencyRound(service: number[], proxy: number[]): LatencyRound {
+  const at = (sorted: number[]): Percentiles => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) });
+  const serviceMs = at(service);
+  const proxyMs = at(proxy);
+  return {
+    samples: { service: service.length, proxy: proxy.length },
+    serviceMs,
+    proxyMs,
+    addedMs: { p50: serviceMs.p50 - proxyMs.p50, p99: serviceMs.p99 - proxyMs.p99 },
+  };
+}
+
 export interface LoopbackResult {
   throughput: {
     streams: number;
     eventsPerStream: number;
+    rounds: number;
     serviceEventsPerSecond: number;
     proxyEventsPerSecond: number;
+    /** Median over rounds of service ÷ raw proxy, each measured back to back. */
     ratio: number;
+    ratioPerRound: number[];
     /** The parse-and-re-encode proxy: what is left of the raw proxy's rate once each record's JSON is read. */
     reencodeEventsPerSecond: number;
     reencodeRatio: number;
+    reencodeRatioPerRound: number[];
   };
+  /** Each figure is the median over rounds; a round is the service then the proxy, back to back. */
   latency: {
     streams: number;
     intervalMs: number;
-    samples: { service: number; proxy: number };
-    serviceMs: { p50: number; p99: number };
-    proxyMs: { p50: number; p99: number };
-    addedMs: { p50: number; p99: number };
+    rounds: LatencyRound[];
+    serviceMs: Percentiles;
+    proxyMs: Percentiles;
+    addedMs: Percentiles;
   };
 }
 
@@ -105,46 +139,53 @@ export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: st
   };
 }
 
-export async function benchLoopback({ rounds = 3, streams = 20, events = 2_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
+export async function benchLoopback({ throughputRounds = 9, latencyRounds = 5, streams = 20, events = 1_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
   const rig = await startLoopbackRig();
   try {
     const rates: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
-    const latencies: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
     const timed = rig.paths.filter((path) => path.name !== "reencode");
     // Warm-up: connections, JIT, the service's state directory.
     for (const path of rig.paths) await batch(path, streams, { events: 200 });
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < throughputRounds; round++) {
       for (const path of rig.paths) {
         const { outcomes, seconds } = await batch(path, streams, { events });
         const received = outcomes.reduce((sum, outcome) => sum + outcome.stamped, 0);
         if (received !== streams * events) throw new Error(`${path.name}: ${received} of ${streams * events} deltas arrived`);
         rates[path.name].push(received / seconds);
       }
+    }
+    const rounds: LatencyRound[] = [];
+    for (let round = 0; round < latencyRounds; round++) {
+      const sorted: Partial<Record<Path["name"], number[]>> = {};
       for (const path of timed) {
         const { outcomes } = await batch(path, latencyStreams, { events: latencyEvents, intervalMs }, latencySkip);
-        for (const outcome of outcomes) latencies[path.name].push(...outcome.latencies);
+        sorted[path.name] = sortNumbers(outcomes.flatMap((outcome) => outcome.latencies));
       }
+      rounds.push(latencyRound(sorted.service!, sorted.proxy!));
     }
-    const service = sortNumbers(latencies.service);
-    const proxy = sortNumbers(latencies.proxy);
-    const at = (sorted: number[], p: number) => percentile(sorted, p);
+    // Each round's paths ran back to back, so a round's ratio (or difference) is the least disturbed figure; the median of the rounds is reported.
+    const pairedRatios = (path: Path["name"]) => rates[path].map((rate, round) => rate / rates.proxy[round]!);
+    const medianOf = (pick: (round: LatencyRound) => number) => median(rounds.map(pick));
     return {
       throughput: {
         streams,
         eventsPerStream: events,
+        rounds: throughputRounds,
         serviceEventsPerSecond: median(rates.service),
         proxyEventsPerSecond: median(rates.proxy),
-        ratio: median(rates.service) / median(rates.proxy),
+        ratio: median(pairedRatios("service")),
+        ratioPerRound: pairedRatios("service"),
         reencodeEventsPerSecond: median(rates.reencode),
-        reencodeRatio: median(rates.reencode) / median(rates.proxy),
+        reencodeRatio: median(pairedRatios("reencode")),
+        reencodeRatioPerRound: pairedRatios("reencode"),
       },
       latency: {
         streams: latencyStreams,
         intervalMs,
-        samples: { service: service.length, proxy: proxy.length },
-        serviceMs: { p50: at(service, 50), p99: at(service, 99) },
-        proxyMs: { p50: at(proxy, 50), p99: at(proxy, 99) },
-        addedMs: { p50: at(service, 50) - at(proxy, 50), p99: at(service, 99) - at(proxy, 99) },
+        rounds,
+        serviceMs: { p50: medianOf((round) => round.serviceMs.p50), p99: medianOf((round) => round.serviceMs.p99) },
+        proxyMs: { p50: medianOf((round) => round.proxyMs.p50), p99: medianOf((round) => round.proxyMs.p99) },
+        addedMs: { p50: medianOf((round) => round.addedMs.p50), p99: medianOf((round) => round.addedMs.p99) },
       },
     };
   } finally {
