@@ -139,7 +139,7 @@ export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: st
   };
 }
 
-export async function benchLoopback({ throughputRounds = 9, latencyRounds = 5, streams = 20, events = 1_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
+export async function benchLoopback({ throughputRounds = 7, latencyRounds = 5, streams = 20, events = 2_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
   const rig = await startLoopbackRig();
   try {
     const rates: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
