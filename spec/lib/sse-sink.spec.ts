@@ -8,14 +8,10 @@ import type { SseItem } from "../../lib/run.js";
 /**
  * A response whose client reads only when told: every write stays in
  * `writableLength` until `read()` takes it, as Node's buffer behaves when
- * the socket is full. Like Node's, it holds writes while corked and hands
- * them to the socket as one write when uncorked (`socketWrites`).
+ * the socket is full.
  */
 class FakeResponse {
   written: string[] = [];
-  socketWrites: string[] = [];
-  #corked = 0;
-  #held = "";
   writableLength = 0;
   maxBacklog = 0;
   ended = false;
@@ -24,29 +20,14 @@ class FakeResponse {
 
   writeHead() { return this; }
   flushHeaders() {}
-  cork() { this.#corked++; }
-  uncork() {
-    if (this.#corked > 0 && --this.#corked === 0) this.#flush();
-  }
-  #flush() {
-    if (this.#held) this.socketWrites.push(this.#held);
-    this.#held = "";
-  }
   write(chunk: string) {
     this.written.push(chunk);
-    this.#held += chunk;
-    if (this.#corked === 0) this.#flush();
     this.writableLength += Buffer.byteLength(chunk);
     this.maxBacklog = Math.max(this.maxBacklog, this.writableLength);
     return this.writableLength === 0;
   }
   read() { this.writableLength = 0; }
-  end() {
-    this.#corked = 0;
-    this.#flush();
-    this.ended = true;
-    return this;
-  }
+  end() { this.ended = true; return this; }
   destroy() {
     this.destroyed = true;
     queueMicrotask(() => this.#onClose.forEach((handler) => handler()));
@@ -60,6 +41,8 @@ class FakeResponse {
 }
 
 const content = (delta: string): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta });
+const record = (event: AGUIEvent) => `data: ${JSON.stringify(event)}\n\n`;
+const nextTick = () => new Promise((resolve) => process.nextTick(resolve));
 
 describe("pipeToSse", () => {
   it("writes events as `data:` records and heartbeats as comments, LF-only, and ends with the run", () => {
@@ -73,18 +56,17 @@ describe("pipeToSse", () => {
     expect(res.ended).toBe(true);
   });
 
-  it("hands the events of one tick to the socket as one write, and the next tick's as the next", async () => {
+  it("writes the events of one tick as one chunk on the next, and the next tick's as the next", async () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
     pipeToSse(items, res.asResponse(), () => {});
     items.next(content("a"));
     items.next(content("b"));
-    expect(res.socketWrites).toEqual([]);
-    await new Promise((resolve) => process.nextTick(resolve));
+    expect(res.written).toEqual([]);
+    await nextTick();
     items.next(content("c"));
     items.complete();
-    const record = (delta: string) => `data: ${JSON.stringify(content(delta))}\n\n`;
-    expect(res.socketWrites).toEqual([record("a") + record("b"), record("c")]);
+    expect(res.written).toEqual([record(content("a")) + record(content("b")), record(content("c"))]);
   });
 
   it("drops a client that stops reading once its backlog passes the limit, and leaves the run as a disconnect does", async () => {
@@ -94,43 +76,61 @@ describe("pipeToSse", () => {
     const reasons: number[] = [];
     pipeToSse(items.pipe(finalize(() => (runLeft = true))), res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024, onSlowClient: (backlog) => reasons.push(backlog) });
     const event = content("x".repeat(1000));
-    const record = `data: ${JSON.stringify(event)}\n\n`.length;
-    for (let i = 0; i < 10_000 && items.observed; i++) items.next(event);
+    // One event a tick, as a kernel that streams steadily sends them.
+    for (let i = 0; i < 10_000 && items.observed; i++) {
+      items.next(event);
+      await nextTick();
+    }
 
     expect(runLeft).toBe(true);
     expect(items.observed).toBe(false);
     expect(res.destroyed).toBe(true);
     expect(res.ended).toBe(false);
     // Bounded: the limit, plus the one record that crossed it.
-    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + record);
-    expect(res.written.length).toBe(Math.floor(64 * 1024 / record) + 1);
+    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + record(event).length);
+    expect(res.written.length).toBe(Math.floor(64 * 1024 / record(event).length) + 1);
     expect(reasons).toEqual([res.maxBacklog]);
-    await Promise.resolve();
   });
 
-  it("keeps a client that reads, however much goes through", () => {
+  it("writes a burst of one tick in 64 KiB pieces, so a burst too is dropped past the limit and stays bounded", () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
     pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024 });
+    const event = content("x".repeat(1000));
+    for (let i = 0; i < 10_000 && items.observed; i++) items.next(event);
+    expect(res.destroyed).toBe(true);
+    expect(items.observed).toBe(false);
+    expect(res.written.every((chunk) => chunk.length < 64 * 1024 + record(event).length)).toBe(true);
+    // Bounded: the limit, plus one tick's piece (64 KiB), plus one record.
+    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + 64 * 1024 + record(event).length);
+  });
+
+  it("keeps a client that reads, however much goes through in one tick", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024 });
+    const event = content("x".repeat(1000));
     for (let i = 0; i < 10_000; i++) {
-      items.next(content("x".repeat(1000)));
+      items.next(event);
       res.read();
     }
     items.complete();
-    expect(res.written).toHaveLength(10_000);
+    expect(res.written.join("")).toBe(record(event).repeat(10_000));
     expect(res.destroyed).toBe(false);
     expect(res.ended).toBe(true);
   });
 
-  it("judges the backlog before a write, so one event larger than the limit still reaches a reading client", () => {
+  it("judges the backlog before a write, so one event larger than the limit still reaches a reading client", async () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
     pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
     items.next(content("x".repeat(10_000)));
+    await nextTick();
+    expect(res.writableLength).toBeGreaterThan(1024);
     res.read();
     items.next(content("y"));
     items.complete();
-    expect(res.written).toHaveLength(2);
+    expect(res.written.join("")).toBe(record(content("x".repeat(10_000))) + record(content("y")));
     expect(res.destroyed).toBe(false);
   });
 
@@ -140,7 +140,8 @@ describe("pipeToSse", () => {
     let emitted = 0;
     // A run that emits while it is being subscribed, before the sink holds its subscription.
     const eager = new Observable<SseItem>((subscriber) => {
-      for (let i = 0; i < 100 && !subscriber.closed; i++, emitted++) subscriber.next(content("x".repeat(100)));
+      // More than one 64 KiB piece, so part of it is written while the run is still being subscribed.
+      for (let i = 0; i < 100 && !subscriber.closed; i++, emitted++) subscriber.next(content("x".repeat(1000)));
       return () => (runLeft = true);
     });
     pipeToSse(eager, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
