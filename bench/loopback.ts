@@ -2,7 +2,7 @@
  * Section 2: end to end on loopback, kernel SSE → service → client, beside
  * kernel SSE → raw pass-through proxy → client. Kernel, service and proxies
  * each run in their own process (`scripted-kernel.ts`, `service-child.ts`,
- * `sse-proxy.ts`, `sse-reencode-proxy.ts`); the client is this process.
+ * `sse-proxy.ts` in both its modes); the client is this process.
  *
  *   throughput  `streams` streams at once, each `events` deltas sent back
  *               to back (the kernel honours backpressure): deltas received
@@ -17,7 +17,7 @@
  *               measure 100 runs being admitted at once, not delivery.
  *
  * Throughput also runs a third path, the parse-and-re-encode proxy
- * (`sse-reencode-proxy.ts`): the raw proxy plus JSON.parse and
+ * (`sse-proxy.ts`, `reencode`): the raw proxy plus JSON.parse and
  * JSON.stringify of each record, the least work any adapter must do.
  *
  * Rounds alternate between the paths and are short, so the load of a
@@ -124,7 +124,7 @@ export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: st
   const { url: kernelUrl } = (await kernel.ready) as { url: string };
   const service = forkChild(`${here}service-child.js`, [kernelUrl, String(heartbeatMs)], ["--expose-gc", ...serviceExecArgv]);
   const proxy = forkChild(`${here}sse-proxy.js`, [kernelUrl], ["--expose-gc"]);
-  const reencode = forkChild(`${here}sse-reencode-proxy.js`, [kernelUrl], ["--expose-gc"]);
+  const reencode = forkChild(`${here}sse-proxy.js`, [kernelUrl, "reencode"], ["--expose-gc"]);
   const { url: serviceUrl } = (await service.ready) as { url: string };
   const { url: proxyUrl } = (await proxy.ready) as { url: string };
   const { url: reencodeUrl } = (await reencode.ready) as { url: string };
