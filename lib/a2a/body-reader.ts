@@ -21,12 +21,14 @@ const PAUSE_AFTER_BYTES = 1024 * 1024;
 /**
  * node-fetch's body, handed to eventsource-client as the web stream it
  * reads, without node's `Readable.toWeb(Readable.from(...))` adapter (two
- * more streams, a promise per chunk and about 10 KiB per open stream).
+ * more streams per connection, and a read per chunk rather than per burst).
  *
- * A read error must not reach eventsource-client: it takes any failed read
- * for its own close() and ignores it: no event, no reconnect, the stream
- * would hang. So the body ends instead, after every chunk before the cut,
- * and the cause is handed to `onCut`.
+ * A read error is not passed on as a failed read: eventsource-client would
+ * take an AbortError (what node's adapter made of node-fetch's "Premature
+ * close") for its own close() and hang, and any other error for a reason
+ * to reconnect, and the cause would be lost either way. So the body ends
+ * instead, after every chunk before the cut, and the cause is handed to
+ * `onCut`.
  *
  * Chunks are taken as they arrive (flowing mode), not pulled: node-fetch
  * destroys the body when the connection dies, and destroying discards what
