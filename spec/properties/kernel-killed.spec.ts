@@ -3,7 +3,7 @@
  * destroyed mid-record): the client gets RUN_ERROR with every span
  * closed, the A2A task is cancelled rather than left running, and the
  * thread takes its next message. `npm run soak` also SIGKILLs a real
- * kernel process.
+ * kernel process (`soak/kernel-killed.spec.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";

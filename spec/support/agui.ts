@@ -21,4 +21,32 @@ export async function expectValidRun(events: readonly unknown[]): Promise<void> 
   await lastValueFrom(from(events as BaseEvent[]).pipe(enforce!, chunks!, verify!, toArray()));
   const last = events.at(-1) as AGUIEvent | undefined;
   expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(last?.type);
+  expect(openSpansAtTheEnd(events as AGUIEvent[])).toEqual([]);
+}
+
+/** Spans a start opens and its end closes, by the field that names them. */
+const SPANS: Record<string, { closes: string; key: string }> = {
+  TEXT_MESSAGE_START: { closes: "TEXT_MESSAGE_END", key: "messageId" },
+  TOOL_CALL_START: { closes: "TOOL_CALL_END", key: "toolCallId" },
+  REASONING_START: { closes: "REASONING_END", key: "messageId" },
+  REASONING_MESSAGE_START: { closes: "REASONING_MESSAGE_END", key: "messageId" },
+  STEP_STARTED: { closes: "STEP_FINISHED", key: "stepName" },
+};
+
+/**
+ * The spans still open when the stream ends. The verifier lets a RUN_ERROR
+ * end a run with spans open; this service closes every one before either
+ * terminal event, and the tests hold it to that.
+ */
+export function openSpansAtTheEnd(events: readonly AGUIEvent[]): string[] {
+  const open = new Set<string>();
+  for (const event of events) {
+    const fields = event as unknown as Record<string, string>;
+    const opened = SPANS[event.type];
+    if (opened) open.add(`${event.type} ${fields[opened.key]}`);
+    for (const [start, { closes, key }] of Object.entries(SPANS)) {
+      if (event.type === closes) open.delete(`${start} ${fields[key]}`);
+    }
+  }
+  return [...open];
 }
