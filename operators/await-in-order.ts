@@ -53,17 +53,19 @@ export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOper
         }
       };
 
+      // Anything behind a pending promise, or behind items still being drained, takes its place in the queue.
+      const mustQueue = () => waiting || queue.length > 0;
       return source.subscribe({
         next: (item) => {
-          if (waiting) queue.push({ item });
+          if (mustQueue()) queue.push({ item });
           else pass(item);
         },
         error: (error: unknown) => {
-          if (waiting) queue.push({ end: "error", error });
+          if (mustQueue()) queue.push({ end: "error", error });
           else subscriber.error(error);
         },
         complete: () => {
-          if (waiting) queue.push({ end: "complete" });
+          if (mustQueue()) queue.push({ end: "complete" });
           else subscriber.complete();
         },
       });

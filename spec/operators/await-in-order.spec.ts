@@ -32,4 +32,23 @@ describe("awaitInOrder", () => {
     expect(seen).toEqual(["a", "B", "c"]);
     expect(ended).toBe("error cut");
   });
+
+  it("keeps the order when the source emits again while queued items are being passed on", async () => {
+    const source = new Subject<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    source.pipe(awaitInOrder((item) => (item === "a" ? gate.then(() => "A") : item))).subscribe((item) => {
+      seen.push(item);
+      // A subscriber that feeds the source as it reads, while "c" still waits in the queue.
+      if (item === "b") source.next("d");
+    });
+    source.next("a");
+    source.next("b");
+    source.next("c");
+    release();
+    await gate;
+    await Promise.resolve();
+    expect(seen).toEqual(["A", "b", "c", "d"]);
+  });
 });
