@@ -55,16 +55,20 @@ export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOper
 
       // Anything behind a pending promise, or behind items still being drained, takes its place in the queue.
       const mustQueue = () => waiting || queue.length > 0;
+      // A synchronous source may go on after the subscriber left; `work` has side effects and must not run then.
       return source.subscribe({
         next: (item) => {
+          if (subscriber.closed) return;
           if (mustQueue()) queue.push({ item });
           else pass(item);
         },
         error: (error: unknown) => {
+          if (subscriber.closed) return;
           if (mustQueue()) queue.push({ end: "error", error });
           else subscriber.error(error);
         },
         complete: () => {
+          if (subscriber.closed) return;
           if (mustQueue()) queue.push({ end: "complete" });
           else subscriber.complete();
         },

@@ -4,14 +4,13 @@
  * `spec/properties/kernel-killed.spec.ts`). The client gets RUN_ERROR with
  * every span closed; once a kernel is back on the same address, the thread
  * takes its next message (no lease, execution or pending answer left
- * behind), and the new kernel has no task of the old run running.
+ * behind). The killed kernel's tasks die with it; that a kernel which
+ * survives a cut has its task cancelled is the property spec's to show.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { A2AClient } from "../lib/a2a/client.js";
-import { SESSION_EVENT } from "../operators/announce-session.js";
 import { startService, type RunningService } from "../lib/server.js";
 import { expectValidRun } from "../spec/support/agui.js";
 import { postRun, runInput, testConfig } from "../spec/support/service.js";
@@ -38,6 +37,7 @@ async function startKernel(port: number): Promise<ChildProcess> {
 
 function killHard(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once("exit", () => resolve());
     child.kill("SIGKILL");
   });
@@ -63,21 +63,21 @@ describe("a kernel process killed mid-run", () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 260 }), async (killAfterMs) => {
         const input = runInput("long");
         const killed = new Promise<void>((resolve) => setTimeout(() => void killHard(kernel).then(resolve), killAfterMs));
-        const { status, events } = await postRun(service.url, input);
-        await killed;
-        expect(status).toBe(200);
-        await expectValidRun(events);
-        expect(events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "A2A_UNAVAILABLE" });
-
-        kernel = await startKernel(port);
+        try {
+          const { status, events } = await postRun(service.url, input);
+          await killed;
+          expect(status).toBe(200);
+          await expectValidRun(events);
+          expect(events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "A2A_UNAVAILABLE" });
+        } finally {
+          // Whatever failed above, the next case (fast-check shrinks a failure by re-running) needs a live kernel.
+          await killed;
+          kernel = await startKernel(port);
+        }
         const next = await postRun(service.url, { ...runInput("again"), threadId: input.threadId });
         expect(next.status).toBe(200);
         await expectValidRun(next.events);
         expect(next.events.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
-        // Of the thread's context, the restarted kernel runs nothing: it knows only the run it was just given, and that one is done.
-        const session = next.events.find((event) => event.type === "CUSTOM" && event.name === SESSION_EVENT) as { value: { contextId: string } } | undefined;
-        const { tasks } = (await new A2AClient({ url: `http://127.0.0.1:${port}/` }).listTasks(session!.value.contextId)) as { tasks: Array<{ status: { state: string } }> };
-        expect(tasks.map((task) => task.status.state)).toEqual(["TASK_STATE_COMPLETED"]);
       }),
       { numRuns: 25 },
     );

@@ -33,8 +33,11 @@ const PAUSE_AFTER_BYTES = 1024 * 1024;
  * Chunks are taken as they arrive (flowing mode), not pulled: node-fetch
  * destroys the body when the connection dies, and destroying discards what
  * was received but not yet read — the records that arrived with the cut,
- * often the very first ones, which name the task a cancel needs. Whatever
- * has arrived when eventsource-client reads is handed over as one chunk.
+ * often the very first ones, which name the task a cancel needs. (Only while
+ * more than 1 MiB waits unread is the body paused, and a cut then loses what
+ * node-fetch still buffers.) Whatever has arrived when eventsource-client
+ * reads is handed over as one chunk. A body closed without an end or an
+ * error (destroyed) ends the same way as a cut.
  */
 export function readBody(body: Readable, onCut: (error: unknown) => void): { getReader(): BodyReader } {
   const arrived: Buffer[] = [];
@@ -64,10 +67,15 @@ export function readBody(body: Readable, onCut: (error: unknown) => void): { get
     ended = true;
     handOver();
   });
-  body.once("error", (error: unknown) => {
+  const cut = (error: unknown) => {
+    if (ended) return;
     onCut(error);
     ended = true;
     handOver();
+  };
+  body.once("error", cut);
+  body.once("close", () => {
+    if (!body.readableEnded) cut(new Error("the body closed before its end"));
   });
 
   const reader: BodyReader = {
@@ -77,7 +85,11 @@ export function readBody(body: Readable, onCut: (error: unknown) => void): { get
         handOver();
       }),
     releaseLock: () => {},
-    cancel: async () => void body.destroy(),
+    cancel: async () => {
+      body.destroy();
+      ended = true;
+      handOver();
+    },
   };
   return { getReader: () => reader };
 }

@@ -39,8 +39,12 @@ export const SSE_HEADERS = {
  */
 export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
 
-/** Records of one tick are written together, but never more than about this many characters at once. */
-const FLUSH_AT_LENGTH = 64 * 1024;
+/**
+ * Records of one tick are written together, but at most 64 KiB at once:
+ * counted in UTF-16 units (no byte count per event), each of which is at
+ * most 3 bytes of UTF-8.
+ */
+const FLUSH_AT_LENGTH = Math.floor((64 * 1024) / 3);
 
 export interface SseSinkOptions {
   /** Unsent bytes a response may hold before its client is dropped. Default `DEFAULT_MAX_BACKLOG_BYTES`. */
@@ -61,7 +65,7 @@ export function pipeToSse(items$: Observable<SseItem>, res: SseResponse, onError
   res.flushHeaders();
   let subscription: Subscription | undefined;
   let dropped = false;
-  // The records of this tick, written as one chunk on the next (or once they pass FLUSH_AT_LENGTH):
+  // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_LENGTH):
   // one kernel chunk often yields many events, and each write of a chunked response has its own framing.
   let pending = "";
   const flush = () => {

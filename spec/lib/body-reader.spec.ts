@@ -44,9 +44,34 @@ describe("readBody", () => {
     expect(body.isPaused()).toBe(false);
   });
 
-  it("stops the body when eventsource-client cancels", async () => {
+  it("ends a pending read when the body is destroyed without an error, as a cut", async () => {
     const body = new PassThrough();
-    await readBody(body, () => {}).getReader().cancel();
+    const cuts: unknown[] = [];
+    const reader = readBody(body, (error) => cuts.push(error)).getReader();
+    const pending = reader.read();
+    body.destroy();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(cuts).toHaveLength(1);
+  });
+
+  it("takes an error after the end for nothing: the body was whole", async () => {
+    const body = new PassThrough();
+    const cuts: unknown[] = [];
+    const reader = readBody(body, (error) => cuts.push(error)).getReader();
+    body.end("data: a\n\n");
+    expect(text((await reader.read()).value)).toBe("data: a\n\n");
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+    body.destroy(new Error("late"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cuts).toEqual([]);
+  });
+
+  it("stops the body and ends a pending read when cancelled", async () => {
+    const body = new PassThrough();
+    const reader = readBody(body, () => {}).getReader();
+    const pending = reader.read();
+    await reader.cancel();
     expect(body.destroyed).toBe(true);
+    expect(await pending).toEqual({ done: true, value: undefined });
   });
 });

@@ -100,9 +100,24 @@ describe("pipeToSse", () => {
     for (let i = 0; i < 10_000 && items.observed; i++) items.next(event);
     expect(res.destroyed).toBe(true);
     expect(items.observed).toBe(false);
-    expect(res.written.every((chunk) => chunk.length < 64 * 1024 + record(event).length)).toBe(true);
+    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * 1024 + Buffer.byteLength(record(event)))).toBe(true);
     // Bounded: the limit, plus one tick's piece (64 KiB), plus one record.
     expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + 64 * 1024 + record(event).length);
+  });
+
+  it("counts a piece in bytes: text of three-byte characters goes out in pieces of at most 64 KiB too", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {});
+    const event = content("云".repeat(1000));
+    for (let i = 0; i < 500; i++) {
+      items.next(event);
+      res.read();
+    }
+    items.complete();
+    expect(res.written.length).toBeGreaterThan(1);
+    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * 1024 + Buffer.byteLength(record(event)))).toBe(true);
+    expect(res.written.join("")).toBe(record(event).repeat(500));
   });
 
   it("keeps a client that reads, however much goes through in one tick", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { Subject } from "rxjs";
+import { of, Subject, take } from "rxjs";
 import { awaitInOrder } from "../../operators/await-in-order.js";
 import { marbles } from "../support/marbles.js";
 
@@ -50,5 +50,15 @@ describe("awaitInOrder", () => {
     await gate;
     await Promise.resolve();
     expect(seen).toEqual(["A", "b", "c", "d"]);
+  });
+
+  it("does no work for what a synchronous source sends after the subscriber left", () => {
+    const worked: number[] = [];
+    const taken: number[] = [];
+    of(1, 2, 3)
+      .pipe(awaitInOrder((item: number) => (worked.push(item), item)), take(1))
+      .subscribe((item) => taken.push(item));
+    expect(taken).toEqual([1]);
+    expect(worked).toEqual([1]);
   });
 });

@@ -19,6 +19,16 @@ describe("the checks every test stream passes", () => {
     expect(openSpansAtTheEnd(erroredWithAnOpenMessage)).toEqual(["TEXT_MESSAGE_START m1"]);
   });
 
+  it("count a span opened twice under one name as open until its second end", () => {
+    const twice = events(
+      { type: "STEP_STARTED", stepName: "plan" },
+      { type: "STEP_STARTED", stepName: "plan" },
+      { type: "STEP_FINISHED", stepName: "plan" },
+    );
+    expect(openSpansAtTheEnd(twice)).toEqual(["STEP_STARTED plan"]);
+    expect(openSpansAtTheEnd([...twice, { type: "STEP_FINISHED", stepName: "plan" } as AGUIEvent])).toEqual([]);
+  });
+
   it("refuse such a stream, and take it once the span is closed", async () => {
     await expect(expectValidRun(erroredWithAnOpenMessage)).rejects.toThrow(/TEXT_MESSAGE_START m1/);
     const closed = [...erroredWithAnOpenMessage];

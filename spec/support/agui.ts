@@ -39,14 +39,16 @@ const SPANS: Record<string, { closes: string; key: string }> = {
  * terminal event, and the tests hold it to that.
  */
 export function openSpansAtTheEnd(events: readonly AGUIEvent[]): string[] {
-  const open = new Set<string>();
+  // Counted, not a set: a span opened twice under one name needs two ends.
+  const open = new Map<string, number>();
+  const change = (span: string, by: number) => open.set(span, (open.get(span) ?? 0) + by);
   for (const event of events) {
     const fields = event as unknown as Record<string, string>;
     const opened = SPANS[event.type];
-    if (opened) open.add(`${event.type} ${fields[opened.key]}`);
+    if (opened) change(`${event.type} ${fields[opened.key]}`, 1);
     for (const [start, { closes, key }] of Object.entries(SPANS)) {
-      if (event.type === closes) open.delete(`${start} ${fields[key]}`);
+      if (event.type === closes) change(`${start} ${fields[key]}`, -1);
     }
   }
-  return [...open];
+  return [...open].flatMap(([span, count]) => (count > 0 ? [span] : []));
 }
