@@ -7,15 +7,14 @@
  * behind). The killed kernel's tasks die with it; that a kernel which
  * survives a cut has its task cancelled is the property spec's to show.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { startService, type RunningService } from "../lib/server.js";
 import { expectValidRun } from "../spec/support/agui.js";
 import { postRun, runInput, testConfig } from "../spec/support/service.js";
-
-const KERNEL = new URL("./kernel-child.mjs", import.meta.url).pathname;
+import { forkKernel } from "./kernel-process.js";
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -27,12 +26,7 @@ async function freePort(): Promise<number> {
 
 /** The long-run kernel on `port`, ready. */
 async function startKernel(port: number): Promise<ChildProcess> {
-  const child = fork(KERNEL, [String(port), "--long"], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`kernel exited with ${code} before it was ready`)));
-  });
-  return child;
+  return (await forkKernel([String(port), "--long"])).child;
 }
 
 function killHard(child: ChildProcess): Promise<void> {

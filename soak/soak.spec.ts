@@ -3,7 +3,7 @@
  * fuzzed requests than `npm test` sends, and 1,000 runs in a row with the
  * heap and the open handles compared after a full GC (run with --expose-gc).
  */
-import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { startService, type RunningService } from "../lib/server.js";
@@ -12,6 +12,7 @@ import { fuzzRequest } from "../spec/support/fuzz-bodies.js";
 import { expectAnswerNever5xx } from "../spec/support/fuzz-http.js";
 import { expectValidRun } from "../spec/support/agui.js";
 import { postRun, runInput, testConfig } from "../spec/support/service.js";
+import { forkKernel } from "./kernel-process.js";
 
 const gc = () => {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -21,12 +22,12 @@ const gc = () => {
 };
 
 describe("soak", () => {
-  let kernel: ReturnType<typeof fork>;
+  let kernel: ChildProcess;
   let service: RunningService;
   beforeAll(async () => {
-    kernel = fork(new URL("./kernel-child.mjs", import.meta.url).pathname, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    const { url } = await new Promise<{ url: string }>((resolve) => kernel.once("message", resolve as (message: unknown) => void));
-    service = await startService(testConfig({ a2aUrl: url }));
+    const forked = await forkKernel();
+    kernel = forked.child;
+    service = await startService(testConfig({ a2aUrl: forked.url }));
   });
   afterAll(async () => {
     await service.close();
