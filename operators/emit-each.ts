@@ -19,6 +19,8 @@ class EmitEachSubscriber<T, R> extends Subscriber<T> {
   #index = 0;
 
   constructor(
+    // Kept apart from `this.destination`, which RxJS sets to null on unsubscribe: a downstream that leaves
+    // in the middle of one item's array (take(1)) must not turn the rest of the loop into a TypeError.
     private readonly downstream: Subscriber<R>,
     private readonly project: (item: T, index: number) => readonly R[],
   ) {
