@@ -63,7 +63,12 @@ function openIdle(url: string, body: string, held: http.IncomingMessage[]): Prom
 }
 
 /** Opens `streams` idle streams through `path` and gives `child`'s memory before (after a warm-up) and with them open, both after a full GC. */
-async function openIdleStreams(path: Path, child: Child, streams: number, held: http.IncomingMessage[]): Promise<{ before: Stats; open: Stats }> {
+async function openIdleStreams(
+  path: Path,
+  child: Child,
+  streams: number,
+  held: http.IncomingMessage[],
+): Promise<{ before: Stats; open: Stats }> {
   // Warm-up: a few streams opened and closed, so code paths are compiled before the baseline.
   await Promise.all(Array.from({ length: 50 }, () => openIdle(path.url, path.body({ idle: true }), held)));
   held.splice(0).forEach((res) => res.destroy());

@@ -52,7 +52,14 @@ function rpcBody(script: object): string {
     jsonrpc: "2.0",
     id,
     method: "SendStreamingMessage",
-    params: { message: { messageId: `bench-msg-${id}`, role: "ROLE_USER", contextId: `bench-context-${id}`, parts: [{ text: JSON.stringify(script) }] } },
+    params: {
+      message: {
+        messageId: `bench-msg-${id}`,
+        role: "ROLE_USER",
+        contextId: `bench-context-${id}`,
+        parts: [{ text: JSON.stringify(script) }],
+      },
+    },
   });
 }
 
@@ -119,7 +126,10 @@ export interface LoopbackResult {
   };
 }
 
-export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: string[] = []): Promise<{ kernel: Child; service: Child; proxy: Child; reencode: Child; paths: Path[]; stop(): Promise<void> }> {
+export async function startLoopbackRig(
+  heartbeatMs = 15_000,
+  serviceExecArgv: string[] = [],
+): Promise<{ kernel: Child; service: Child; proxy: Child; reencode: Child; paths: Path[]; stop(): Promise<void> }> {
   const kernel = forkChild(`${here}scripted-kernel.js`, []);
   const { url: kernelUrl } = (await kernel.ready) as { url: string };
   const service = forkChild(`${here}service-child.js`, [kernelUrl, String(heartbeatMs)], ["--expose-gc", ...serviceExecArgv]);
@@ -134,12 +144,25 @@ export async function startLoopbackRig(heartbeatMs = 15_000, serviceExecArgv: st
     { name: "reencode", url: reencodeUrl, body: rpcBody },
   ];
   return {
-    kernel, service, proxy, reencode, paths,
+    kernel,
+    service,
+    proxy,
+    reencode,
+    paths,
     stop: async () => void (await Promise.all([service.stop(), proxy.stop(), reencode.stop(), kernel.stop()])),
   };
 }
 
-export async function benchLoopback({ throughputRounds = 7, latencyRounds = 5, streams = 20, events = 2_000, latencyStreams = 100, intervalMs = 50, latencyEvents = 80, latencySkip = 20 } = {}): Promise<LoopbackResult> {
+export async function benchLoopback({
+  throughputRounds = 7,
+  latencyRounds = 5,
+  streams = 20,
+  events = 2_000,
+  latencyStreams = 100,
+  intervalMs = 50,
+  latencyEvents = 80,
+  latencySkip = 20,
+} = {}): Promise<LoopbackResult> {
   const rig = await startLoopbackRig();
   try {
     const rates: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };

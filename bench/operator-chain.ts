@@ -34,7 +34,9 @@ export function fixtureFrames(): { name: string; frames: string[] } {
   const frames = sections[0]!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
   // The live ids a kernel puts in place of the fixture's placeholders.
   const wire = frames.map((result) =>
-    JSON.stringify({ jsonrpc: "2.0", id: "bench", result }).replaceAll("${taskId}", "bench-task").replaceAll("${contextId}", "bench-context"),
+    JSON.stringify({ jsonrpc: "2.0", id: "bench", result })
+      .replaceAll("${taskId}", "bench-task")
+      .replaceAll("${contextId}", "bench-context"),
   );
   return { name, frames: wire };
 }

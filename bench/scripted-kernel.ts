@@ -53,7 +53,10 @@ function stream(request: RpcRequest, res: http.ServerResponse): void {
       statusUpdate: {
         taskId,
         contextId,
-        status: { state, ...(text === undefined ? {} : { message: { messageId: `${taskId}-message`, role: "ROLE_AGENT", parts: [{ text }] } }) },
+        status: {
+          state,
+          ...(text === undefined ? {} : { message: { messageId: `${taskId}-message`, role: "ROLE_AGENT", parts: [{ text }] } }),
+        },
         ...(metadata ? { metadata } : {}),
       },
     });

@@ -25,6 +25,10 @@ process.on("SIGTERM", () => process.exit(0));
 process.on("message", (message: { type: string; gc?: boolean }) => {
   if (message.type === "stats") process.send!({ type: "stats", ...processStats(message.gc ?? false) });
   // Profiling aid (bench/README.md): a heap snapshot of the service as it is now.
-  if (message.type === "snapshot") process.send!({ type: "snapshot", file: writeHeapSnapshot(path.join(os.tmpdir(), `agui-service-${process.pid}-${Date.now()}.heapsnapshot`)) });
+  if (message.type === "snapshot")
+    process.send!({
+      type: "snapshot",
+      file: writeHeapSnapshot(path.join(os.tmpdir(), `agui-service-${process.pid}-${Date.now()}.heapsnapshot`)),
+    });
 });
 process.send!({ type: "ready", url: service.url, stateDir });

@@ -21,12 +21,20 @@ export interface StreamOutcome {
 const STAMP = /(?:"delta"|"text"):"(\d+\.\d{3})\|/g;
 
 /** POSTs `body` to `url` and reads the SSE answer to its end. */
-export function openStream(url: string, body: string, options: { keepOpen?: (res: http.IncomingMessage) => void; skipFirst?: number } = {}): Promise<StreamOutcome> {
+export function openStream(
+  url: string,
+  body: string,
+  options: { keepOpen?: (res: http.IncomingMessage) => void; skipFirst?: number } = {},
+): Promise<StreamOutcome> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request(
       {
-        host: target.hostname, port: target.port, path: target.pathname, method: "POST", agent,
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        agent,
         headers: { "content-type": "application/json", accept: "text/event-stream", "A2A-Version": "1.0" },
       },
       (res) => {

@@ -88,7 +88,12 @@ export async function benchThreadStore({ files = 100_000, samples = 300 } = {}):
       { name: "small" as const, store: new FileThreadStore({ stateDir: small.dir }), known: small.known, times: [] as number[] },
       { name: "large" as const, store: new FileThreadStore({ stateDir: large.dir }), known: large.known, times: [] as number[] },
     ];
-    const deps = (store: FileThreadStore) => ({ store, now: Date.now, newExecutionId: () => `execution-${++serial}`, cancelTask: async () => undefined });
+    const deps = (store: FileThreadStore) => ({
+      store,
+      now: Date.now,
+      newExecutionId: () => `execution-${++serial}`,
+      cancelTask: async () => undefined,
+    });
     const admitOnce = async (entry: (typeof stores)[number], index: number, record: boolean) => {
       // Half new threads, half known ones: both read one file (or find none) and write one.
       const threadId = index % 2 === 0 ? `fresh-${entry.name}-${index}-${serial}` : entry.known[index % entry.known.length]!;

@@ -27,7 +27,8 @@ function describe(event: BaseEvent & Record<string, unknown>): string {
 }
 
 async function main(): Promise<void> {
-  const file = process.argv.slice(2).find((arg, i, all) => !arg.startsWith("--") && !all[i - 1]?.startsWith("--")) ?? "examples/requests/chat.json";
+  const file =
+    process.argv.slice(2).find((arg, i, all) => !arg.startsWith("--") && !all[i - 1]?.startsWith("--")) ?? "examples/requests/chat.json";
   const request = JSON.parse(readFileSync(file, "utf8")) as RunAgentInput;
   const token = option("--token");
   const agent = new HttpAgent({

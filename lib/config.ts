@@ -47,7 +47,11 @@ export class ConfigError extends Error {
 
 /** `IAC_CODE_AGUI_HEARTBEAT_MS` → `--heartbeat-ms`. */
 export const flagName = (envName: string) =>
-  "--" + envName.replace(/^IAC_CODE_AGUI_/, "").toLowerCase().replaceAll("_", "-");
+  "--" +
+  envName
+    .replace(/^IAC_CODE_AGUI_/, "")
+    .toLowerCase()
+    .replaceAll("_", "-");
 
 export function usage(): string {
   const lines = Object.values(SETTINGS).map((env) => `  ${flagName(env).padEnd(22)} ${env}`);

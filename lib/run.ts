@@ -5,8 +5,20 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import {
-  catchError, concat, defer, EMPTY, finalize, ignoreElements, of, pipe, startWith, takeWhile, tap,
-  type MonoTypeOperatorFunction, type Observable, type SchedulerLike,
+  catchError,
+  concat,
+  defer,
+  EMPTY,
+  finalize,
+  ignoreElements,
+  of,
+  pipe,
+  startWith,
+  takeWhile,
+  tap,
+  type MonoTypeOperatorFunction,
+  type Observable,
+  type SchedulerLike,
 } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
@@ -85,22 +97,31 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
     // Ids are on disk before anything after them is told (the session event carries them); a failure ends the run.
     const remember = (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
       const written =
-        signal.kind === "task-bound" ? thread.rememberTask(signal.taskId, signal.contextId)
-        : signal.kind === "session-bound" ? thread.rememberSession(signal.sessionId)
-        : undefined;
+        signal.kind === "task-bound"
+          ? thread.rememberTask(signal.taskId, signal.contextId)
+          : signal.kind === "session-bound"
+            ? thread.rememberSession(signal.sessionId)
+            : undefined;
       if (written === undefined) return signal;
       return written.then(
         () => signal,
-        (error: unknown): KernelSignal => ({ kind: "run-end", error: toAguiError(error, "STATE_PERSISTENCE_FAILED"), kernelSettled: false }),
+        (error: unknown): KernelSignal => ({
+          kind: "run-end",
+          error: toAguiError(error, "STATE_PERSISTENCE_FAILED"),
+          kernelSettled: false,
+        }),
       );
     };
     const settle = (item: RunItem): RunItem | Promise<RunItem> =>
       "kind" in item && item.kind === "run-end" ? settleRunEnd(item, thread, cancelTask) : item;
 
-    const interruptsShownAsTools = (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
+    const interruptsShownAsTools =
+      (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
     const kernel$: Observable<KernelSignal> = isResume
       ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now, interruptsAsTools: interruptsShownAsTools })
-      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language })).pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
+      : deps.a2a
+          .sendStreamingMessage(toSendMessageParams(input, { language }))
+          .pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }));
     // A pipeline outlives a dropped stream: re-attach to its task and go on (contract §6 recovery).
     // The task id is taken as the stream announced it: writing it down may still be under way.
     let announcedTaskId: string | undefined;
@@ -135,7 +156,13 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       projectReasoning({ runId }),
       projectTools(),
       projectArtifacts(),
-      announceSession({ threadId, runId, executionId: execution.executionId, contextId: thread.state.contextId, rosInvocationId: execution.rosInvocationId }),
+      announceSession({
+        threadId,
+        runId,
+        executionId: execution.executionId,
+        contextId: thread.state.contextId,
+        rosInvocationId: execution.rosInvocationId,
+      }),
       aggregateUsage(),
       awaitInOrder(settle),
       finishRun({ threadId, runId, describe }),
@@ -175,7 +202,10 @@ async function settleRunEnd(end: SignalOf<"run-end">, thread: ThreadRun, cancelT
   } catch (error) {
     cancelTask();
     await thread.end().catch(() => undefined);
-    const failure = error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR" ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+    const failure =
+      error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR"
+        ? error
+        : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
     return { ...end, inputs: undefined, error: failure };
   }
 }
@@ -183,4 +213,3 @@ async function settleRunEnd(end: SignalOf<"run-end">, thread: ThreadRun, cancelT
 function runStarted({ threadId, runId, parentRunId }: ValidRunInput): AGUIEvent {
   return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId ? { parentRunId } : {}) };
 }
-

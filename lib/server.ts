@@ -33,8 +33,18 @@ export interface ServiceOptions {
 export async function startService(config: Config, { log = () => {}, store, now, sse }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
-  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir, { log, secrets: [config.a2aToken, config.authToken] });
-  const app = createApp({ config, a2a, store: store ?? new FileThreadStore({ stateDir: config.stateDir }), log, ...(now ? { now } : {}), ...(sse ? { sse } : {}) });
+  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir, {
+    log,
+    secrets: [config.a2aToken, config.authToken],
+  });
+  const app = createApp({
+    config,
+    a2a,
+    store: store ?? new FileThreadStore({ stateDir: config.stateDir }),
+    log,
+    ...(now ? { now } : {}),
+    ...(sse ? { sse } : {}),
+  });
 
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));

@@ -27,17 +27,38 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
 
       const track = (event: AGUIEvent) => {
         switch (event.type) {
-          case EventType.REASONING_START: reasoning.add(event.messageId); break;
-          case EventType.REASONING_END: reasoning.delete(event.messageId); break;
-          case EventType.REASONING_MESSAGE_START: reasoningMessages.add(event.messageId); break;
-          case EventType.REASONING_MESSAGE_END: reasoningMessages.delete(event.messageId); break;
-          case EventType.TOOL_CALL_START: tools.add(event.toolCallId); break;
-          case EventType.TOOL_CALL_END: tools.delete(event.toolCallId); break;
-          case EventType.TEXT_MESSAGE_START: messages.add(event.messageId); break;
-          case EventType.TEXT_MESSAGE_END: messages.delete(event.messageId); break;
-          case EventType.STEP_STARTED: steps.add(event.stepName); break;
-          case EventType.STEP_FINISHED: steps.delete(event.stepName); break;
-          default: break;
+          case EventType.REASONING_START:
+            reasoning.add(event.messageId);
+            break;
+          case EventType.REASONING_END:
+            reasoning.delete(event.messageId);
+            break;
+          case EventType.REASONING_MESSAGE_START:
+            reasoningMessages.add(event.messageId);
+            break;
+          case EventType.REASONING_MESSAGE_END:
+            reasoningMessages.delete(event.messageId);
+            break;
+          case EventType.TOOL_CALL_START:
+            tools.add(event.toolCallId);
+            break;
+          case EventType.TOOL_CALL_END:
+            tools.delete(event.toolCallId);
+            break;
+          case EventType.TEXT_MESSAGE_START:
+            messages.add(event.messageId);
+            break;
+          case EventType.TEXT_MESSAGE_END:
+            messages.delete(event.messageId);
+            break;
+          case EventType.STEP_STARTED:
+            steps.add(event.stepName);
+            break;
+          case EventType.STEP_FINISHED:
+            steps.delete(event.stepName);
+            break;
+          default:
+            break;
         }
       };
 

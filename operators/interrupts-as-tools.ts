@@ -34,6 +34,8 @@ function asToolCall(interrupt: Interrupt): AGUIEvent[] {
 
 export function interruptsAsTools(): OperatorFunction<AGUIEvent, AGUIEvent> {
   return emitEach((event) =>
-    event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt" ? [...event.outcome.interrupts.flatMap(asToolCall), event] : [event],
+    event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt"
+      ? [...event.outcome.interrupts.flatMap(asToolCall), event]
+      : [event],
   );
 }

@@ -8,15 +8,7 @@ import type { AguiError } from "../lib/errors.js";
 
 /** Task states, normalised from `TASK_STATE_INPUT_REQUIRED` / `input-required` spellings. */
 export type TaskStateName =
-  | "submitted"
-  | "working"
-  | "input-required"
-  | "completed"
-  | "failed"
-  | "canceled"
-  | "rejected"
-  | "auth-required"
-  | "unknown";
+  "submitted" | "working" | "input-required" | "completed" | "failed" | "canceled" | "rejected" | "auth-required" | "unknown";
 
 export type ToolStatus = "started" | "input_complete" | "completed" | "failed";
 

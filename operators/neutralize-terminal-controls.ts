@@ -13,7 +13,8 @@ import type { AGUIEvent } from "@ag-ui/core";
 import { map, type OperatorFunction } from "rxjs";
 
 // OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
-const ESCAPE_SEQUENCE = /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?/g;
+const ESCAPE_SEQUENCE =
+  /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?/g;
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 const KEPT_AS_SENT = new Set(["threadId", "runId", "parentRunId"]);

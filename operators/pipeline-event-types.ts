@@ -18,22 +18,59 @@
 /** What the kernel puts on the wire (contract §4 "Emitted by the kernel"), grouped as the contract lists them. */
 const KERNEL_EVENT_TYPES = [
   // pipeline
-  "pipeline_started", "pipeline_resumed", "pipeline_warning", "mcp_status", "backup_blocked", "backup_committed",
-  "pipeline_completed", "pipeline_failed", "pipeline_canceled", "pipeline_handoff_ready",
+  "pipeline_started",
+  "pipeline_resumed",
+  "pipeline_warning",
+  "mcp_status",
+  "backup_blocked",
+  "backup_committed",
+  "pipeline_completed",
+  "pipeline_failed",
+  "pipeline_canceled",
+  "pipeline_handoff_ready",
   // steps
-  "step_started", "step_completed", "step_failed",
+  "step_started",
+  "step_completed",
+  "step_failed",
   // candidates
-  "candidate_started", "candidate_completed", "candidate_failed", "candidate_step_started", "candidate_step_completed",
-  "candidate_step_failed", "candidate_restart_requested",
+  "candidate_started",
+  "candidate_completed",
+  "candidate_failed",
+  "candidate_step_started",
+  "candidate_step_completed",
+  "candidate_step_failed",
+  "candidate_restart_requested",
   // interrupts and input
-  "rollback_completed", "input_required", "input_received", "interrupt_received", "interrupt_classified", "artifact_created",
+  "rollback_completed",
+  "input_required",
+  "input_received",
+  "interrupt_received",
+  "interrupt_classified",
+  "artifact_created",
   // display
-  "message_started", "text_delta", "thinking_delta", "tool_started", "tool_result", "permission_requested",
-  "permission_resolved", "message_tombstone", "candidate_detail_shown", "diagram_shown", "tool_progress", "stack_progress",
-  "stack_instances_progress", "stack_current_changed", "context_usage", "context_compaction_started", "context_compacted",
+  "message_started",
+  "text_delta",
+  "thinking_delta",
+  "tool_started",
+  "tool_result",
+  "permission_requested",
+  "permission_resolved",
+  "message_tombstone",
+  "candidate_detail_shown",
+  "diagram_shown",
+  "tool_progress",
+  "stack_progress",
+  "stack_instances_progress",
+  "stack_current_changed",
+  "context_usage",
+  "context_compaction_started",
+  "context_compacted",
   "context_compaction_failed",
   // cleanup
-  "cleanup_started", "cleanup_progress", "cleanup_completed", "cleanup_failed",
+  "cleanup_started",
+  "cleanup_progress",
+  "cleanup_completed",
+  "cleanup_failed",
 ] as const;
 
 /**
@@ -43,8 +80,14 @@ const KERNEL_EVENT_TYPES = [
  */
 const ENGINE_EVENT_TYPES = [
   "usage",
-  "candidate_interrupted", "candidate_selected", "fields_marked_stale", "pipeline_error", "rollback_triggered",
-  "sub_pipeline_completed", "sub_pipeline_started", "sub_step_failed",
+  "candidate_interrupted",
+  "candidate_selected",
+  "fields_marked_stale",
+  "pipeline_error",
+  "rollback_triggered",
+  "sub_pipeline_completed",
+  "sub_pipeline_started",
+  "sub_step_failed",
 ] as const;
 
 export type KnownEventType = (typeof KERNEL_EVENT_TYPES)[number] | (typeof ENGINE_EVENT_TYPES)[number];
@@ -132,8 +175,7 @@ const DISPOSITIONS: Readonly<Record<KnownEventType, Disposition>> = {
 
 export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(DISPOSITIONS));
 
-const isKnown = (eventType: unknown): eventType is KnownEventType =>
-  typeof eventType === "string" && KNOWN_EVENT_TYPES.has(eventType);
+const isKnown = (eventType: unknown): eventType is KnownEventType => typeof eventType === "string" && KNOWN_EVENT_TYPES.has(eventType);
 
 export function dispositionOf(eventType: unknown): Disposition {
   return isKnown(eventType) ? DISPOSITIONS[eventType] : suppressed;

@@ -77,24 +77,28 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
             return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope, pipelineRunId) }];
           }
           case "tool-start":
-            return [{
-              kind: "tool",
-              status: "input_complete",
-              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-              toolName: nonEmpty(data.toolName) ?? "tool",
-              // As in normal mode, a call with no input reads as no arguments.
-              input: data.input ?? {},
-              result: undefined,
-            }];
+            return [
+              {
+                kind: "tool",
+                status: "input_complete",
+                toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+                toolName: nonEmpty(data.toolName) ?? "tool",
+                // As in normal mode, a call with no input reads as no arguments.
+                input: data.input ?? {},
+                result: undefined,
+              },
+            ];
           case "tool-result":
-            return [{
-              kind: "tool",
-              status: data.isError === true ? "failed" : "completed",
-              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-              toolName: nonEmpty(data.toolName) ?? "tool",
-              input: data.input,
-              result: data.result,
-            }];
+            return [
+              {
+                kind: "tool",
+                status: data.isError === true ? "failed" : "completed",
+                toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+                toolName: nonEmpty(data.toolName) ?? "tool",
+                input: data.input,
+                result: data.result,
+              },
+            ];
           case "usage":
             return [{ kind: "usage", usage: usageOf(data) }];
           default:
@@ -116,13 +120,15 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
 
       const recover = ({ snapshot }: SignalOf<"pipeline-snapshot">): AGUIEvent[] => {
         pipelineRunId = nonEmpty(snapshot.pipelineRunId) ?? pipelineRunId;
-        return [{
-          type: EventType.ACTIVITY_SNAPSHOT,
-          messageId: pipelineActivityId(pipelineRunId),
-          activityType: PIPELINE_EVENT,
-          content: { schemaVersion: 1, pipelineRunId, snapshot },
-          replace: true,
-        }];
+        return [
+          {
+            type: EventType.ACTIVITY_SNAPSHOT,
+            messageId: pipelineActivityId(pipelineRunId),
+            activityType: PIPELINE_EVENT,
+            content: { schemaVersion: 1, pipelineRunId, snapshot },
+            replace: true,
+          },
+        ];
       };
 
       return source.pipe(

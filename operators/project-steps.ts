@@ -48,10 +48,13 @@ export function projectSteps(options: ProjectStepsOptions): OperatorFunction<Run
       /** Key → the name this run opened it under, so the finish names the same span. */
       const openInRun = new Map<string, string>();
 
-      const reopened = options.reopen === false ? [] : [...durable].sort().map((key) => {
-        openInRun.set(key, stepNameOf(key));
-        return started(stepNameOf(key));
-      });
+      const reopened =
+        options.reopen === false
+          ? []
+          : [...durable].sort().map((key) => {
+              openInRun.set(key, stepNameOf(key));
+              return started(stepNameOf(key));
+            });
 
       const project = ({ phase, key, name }: SignalOf<"step">): AGUIEvent[] => {
         if (phase === "started") {

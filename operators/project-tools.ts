@@ -19,11 +19,13 @@ export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
 
 /** JSON with keys sorted at every depth and no spaces: the same input always reads the same. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  ) ?? "null";
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === "object" && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : inner,
+    ) ?? "null"
+  );
 }
 
 const resultContent = (result: unknown) => (typeof result === "string" ? result : canonicalJson(result ?? null));
@@ -42,8 +44,7 @@ export function projectTools(): OperatorFunction<RunItem, RunItem> {
         return [currentMessageId === undefined ? event : { ...event, parentMessageId: currentMessageId }];
       };
 
-      const end = (toolCallId: string): AGUIEvent[] =>
-        open.delete(toolCallId) ? [{ type: EventType.TOOL_CALL_END, toolCallId }] : [];
+      const end = (toolCallId: string): AGUIEvent[] => (open.delete(toolCallId) ? [{ type: EventType.TOOL_CALL_END, toolCallId }] : []);
 
       const project = (signal: SignalOf<"tool">): AGUIEvent[] => {
         switch (signal.status) {

@@ -42,7 +42,8 @@ export function reduceThreadStatus(status: ThreadStatus, event: AGUIEvent): Thre
     case EventType.CUSTOM: {
       if (event.name !== "iac-code.pipeline.v1") return status;
       const value = event.value as { sequence?: unknown; eventType?: unknown };
-      const sequence = typeof value.sequence === "number" ? Math.max(status.pipeline.sequence, Math.trunc(value.sequence)) : status.pipeline.sequence;
+      const sequence =
+        typeof value.sequence === "number" ? Math.max(status.pipeline.sequence, Math.trunc(value.sequence)) : status.pipeline.sequence;
       const lastEventType = typeof value.eventType === "string" ? value.eventType : status.pipeline.lastEventType;
       return { ...status, pipeline: { sequence, lastEventType } };
     }

@@ -20,7 +20,14 @@ import type { KernelSignal, SignalOf, TaskStateName, ToolStatus } from "./kernel
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
-  "submitted", "working", "input-required", "completed", "failed", "canceled", "rejected", "auth-required",
+  "submitted",
+  "working",
+  "input-required",
+  "completed",
+  "failed",
+  "canceled",
+  "rejected",
+  "auth-required",
 ]);
 
 /** The spellings kernels send (A2A 1.0's and the SDK's), read once here rather than on every frame. */
@@ -36,7 +43,11 @@ export function normalizeTaskState(raw: unknown): TaskStateName {
   if (typeof raw !== "string") return "unknown";
   const known = KNOWN_SPELLINGS.get(raw);
   if (known !== undefined) return known;
-  const name = raw.trim().toLowerCase().replace(/^task_state_/, "").replaceAll("_", "-");
+  const name = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^task_state_/, "")
+    .replaceAll("_", "-");
   const canonical = name === "cancelled" ? "canceled" : name;
   return STATE_NAMES.has(canonical as TaskStateName) ? (canonical as TaskStateName) : "unknown";
 }
@@ -47,8 +58,7 @@ const NOTHING: JsonObject = Object.freeze({});
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** Struct numbers arrive as floats (`6497.0`); only whole, finite ones are token counts. */
-const count = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
+const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined);
 
 const isAgentRole = (role: unknown) => role === undefined || role === "ROLE_AGENT" || role === "agent";
 
@@ -166,7 +176,8 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     signals.push({ kind: "text", messageId: statusMessageId, text: statusText, source: isFinal ? "final" : "delta" });
   } else if (kind === "task") {
     const history = trailingAgentText(body.history);
-    if (history.text) signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
+    if (history.text)
+      signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
   }
   // Only the kept fields of a projection travel on: nothing else of it can reach a client or the disk.
   if (iacCode.input !== undefined || iacCode.pendingPermissions !== undefined) {

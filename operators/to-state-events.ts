@@ -11,7 +11,6 @@ import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { canonicalJson } from "./project-tools.js";
 
-
 /** JSON Pointer escaping (RFC 6901): `~` → `~0`, `/` → `~1`. */
 const pointer = (key: string) => `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;
 

@@ -20,8 +20,7 @@ export interface A2AUpdate {
 
 const WRAPPER_KEYS: readonly A2AUpdateKind[] = ["task", "statusUpdate", "artifactUpdate", "message"];
 
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function toA2AUpdate(result: JsonObject): A2AUpdate {
   for (const kind of WRAPPER_KEYS) {

@@ -39,7 +39,10 @@ describe("soak", () => {
   });
 
   it("answers 20,000 fuzzed requests without a 5xx", async () => {
-    await fc.assert(fc.asyncProperty(fuzzRequest, (request) => expectAnswerNever5xx(service.url, request)), { numRuns: 20_000 });
+    await fc.assert(
+      fc.asyncProperty(fuzzRequest, (request) => expectAnswerNever5xx(service.url, request)),
+      { numRuns: 20_000 },
+    );
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
   });
 

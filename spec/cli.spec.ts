@@ -56,7 +56,9 @@ describe("the iac-code-agui command", () => {
     });
     children.push(child);
     const { line, stderr } = await firstLine(child);
-    expect(line).toMatch(new RegExp(`^iac-code-agui listening on http://127\\.0\\.0\\.1:\\d+ \\(kernel at ${kernel.url.replaceAll(".", "\\.")}\\)$`));
+    expect(line).toMatch(
+      new RegExp(`^iac-code-agui listening on http://127\\.0\\.0\\.1:\\d+ \\(kernel at ${kernel.url.replaceAll(".", "\\.")}\\)$`),
+    );
     expect(stderr).toBe("");
     const url = /listening on (\S+)/.exec(line!)![1]!;
 

@@ -15,8 +15,7 @@ export interface RpcError {
 /** The `result` of one JSON-RPC response or stream frame, as wire JSON. */
 export type JsonRpcResult = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isRpcError(value: unknown): value is RpcError {
   return isObject(value) && typeof value.code === "number" && typeof value.message === "string";
@@ -41,8 +40,7 @@ function isBackupNotReady(data: unknown): boolean {
   return entries.some(
     (entry) =>
       isObject(entry) &&
-      ((entry.code === "SESSION_BACKUP_NOT_READY" && entry.retryable === true) ||
-        entry.reason === "SESSION_BACKUP_NOT_READY"),
+      ((entry.code === "SESSION_BACKUP_NOT_READY" && entry.retryable === true) || entry.reason === "SESSION_BACKUP_NOT_READY"),
   );
 }
 

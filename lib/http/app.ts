@@ -87,7 +87,10 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
       },
     });
     activeRuns.set(input.threadId, thread);
-    const run$ = runAgent({ input, language, thread, isResume: admitted.isResume }, { a2a, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution });
+    const run$ = runAgent(
+      { input, language, thread, isResume: admitted.isResume },
+      { a2a, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution },
+    );
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,
       onSlowClient: (backlog) => log(`run ${input.runId}: client dropped, ${backlog} bytes unread`),
@@ -95,7 +98,10 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   };
   app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
-  app.use("/extensions/iac-code/v1/executions", subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log }));
+  app.use(
+    "/extensions/iac-code/v1/executions",
+    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log }),
+  );
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 

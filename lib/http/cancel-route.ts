@@ -45,7 +45,11 @@ export function cancelRoute({ store, a2a, activeRuns }: CancelRouteDependencies)
 }
 
 /** The thread loaded under its lease, with `end()` saving the ended execution. */
-async function underLease<T>(store: ThreadStore, threadId: string, work: (thread: CancellableThread | undefined) => Promise<T>): Promise<T> {
+async function underLease<T>(
+  store: ThreadStore,
+  threadId: string,
+  work: (thread: CancellableThread | undefined) => Promise<T>,
+): Promise<T> {
   const lease = await store.tryAcquire(threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {

@@ -79,7 +79,7 @@ export function sandboxRoute(): express.Router {
     }
   });
 
-  router.use((req, _res, next) => (req.method === "GET" || req.method === "HEAD") && SERVED.test(req.path) ? next() : next("router"));
+  router.use((req, _res, next) => ((req.method === "GET" || req.method === "HEAD") && SERVED.test(req.path) ? next() : next("router")));
   router.use(express.static(SANDBOX_DIR, { index: false, redirect: false, dotfiles: "ignore", fallthrough: true }));
   return router;
 }

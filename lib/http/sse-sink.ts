@@ -56,10 +56,14 @@ export interface SseSinkOptions {
 /** The part of an Express response the sink uses. */
 export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "on" | "writableLength">;
 
-export const encodeSseItem = (item: SseItem): string =>
-  item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`;
+export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`);
 
-export function pipeToSse(items$: Observable<SseItem>, res: SseResponse, onError: (error: unknown) => void, options: SseSinkOptions = {}): void {
+export function pipeToSse(
+  items$: Observable<SseItem>,
+  res: SseResponse,
+  onError: (error: unknown) => void,
+  options: SseSinkOptions = {},
+): void {
   const maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();

@@ -45,7 +45,15 @@ export interface SubscribeRouteDependencies {
   log?: (message: string, error?: unknown) => void;
 }
 
-export function subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs, log = () => {} }: SubscribeRouteDependencies): express.Router {
+export function subscribeRoute({
+  store,
+  a2a,
+  hub,
+  grace,
+  endExecution,
+  heartbeatMs,
+  log = () => {},
+}: SubscribeRouteDependencies): express.Router {
   const router = express.Router();
   const subscribe: RequestHandler<{ executionId: string }> = async (req, res) => {
     if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: "observeBody" });
@@ -61,7 +69,12 @@ export function subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeat
     if (execution.taskId === null) throw new AguiError("EXECUTION_NOT_FOUND", { reason: "checkpoint" });
 
     const observed$ = observeExecution(
-      { state, runId: `observe-${randomUUID()}`, afterSequence: body.afterSequence ?? execution.pipelineSequence, language: resolveLanguage(undefined, req.get("accept-language")) },
+      {
+        state,
+        runId: `observe-${randomUUID()}`,
+        afterSequence: body.afterSequence ?? execution.pipelineSequence,
+        language: resolveLanguage(undefined, req.get("accept-language")),
+      },
       { a2a, hub, heartbeatMs },
     );
     // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
@@ -71,7 +84,12 @@ export function subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeat
       let settled = false;
       return events$.pipe(
         // A pause seen only by an observer was never stored, so nobody could answer it: that is no settled end.
-        tap((item) => (settled ||= item !== HEARTBEAT && ((item.type === EventType.RUN_FINISHED && item.outcome?.type !== "interrupt") || item.type === EventType.RUN_ERROR))),
+        tap(
+          (item) =>
+            (settled ||=
+              item !== HEARTBEAT &&
+              ((item.type === EventType.RUN_FINISHED && item.outcome?.type !== "interrupt") || item.type === EventType.RUN_ERROR)),
+        ),
         finalize(() => {
           grace.unclaim(id, settled);
           if (settled) void endExecution(body.threadId, id).catch((error: unknown) => log(`ending execution ${id} failed`, error));

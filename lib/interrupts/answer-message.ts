@@ -57,8 +57,7 @@ export type AnswerDelivery =
   /** CancelTask; the run then ends with `CANCELLED`. */
   | { call: "cancel" };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const nonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== "";
 
@@ -135,8 +134,7 @@ function textMessage(messageId: string, text: string, ctx: AnswerContext): Resum
 export function answerMessage(pending: PendingInput, answer: ValidAnswer, ctx: AnswerContext): AnswerDelivery {
   const { value } = pending;
   const kind = kindOf(value);
-  const toolResult = (content: string) =>
-    nonEmptyString(value.toolUseId) ? { toolResult: { toolCallId: value.toolUseId, content } } : {};
+  const toolResult = (content: string) => (nonEmptyString(value.toolUseId) ? { toolResult: { toolCallId: value.toolUseId, content } } : {});
   switch (kind) {
     case "permission": {
       const sideband = ctx.sideband ?? pending.sideband;
@@ -170,8 +168,7 @@ export function answerMessage(pending: PendingInput, answer: ValidAnswer, ctx: A
     case "deployment_confirmation":
     case "selection": {
       if (answer.status === "cancelled") return { call: "cancel" };
-      const text =
-        kind === "deployment_confirmation" ? deploymentText(value, answer.payload) : selectionText(value, answer.payload);
+      const text = kind === "deployment_confirmation" ? deploymentText(value, answer.payload) : selectionText(value, answer.payload);
       return { call: "stream", message: textMessage(`agui-resume-${ctx.runId}`, text, ctx), ...toolResult(text) };
     }
     default:

@@ -14,8 +14,7 @@ export interface FoundInput {
   sideband: boolean;
 }
 
-const isRecord = (value: unknown): value is RawProjection =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is RawProjection => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const randomHex = () => randomUUID().replaceAll("-", "");
 

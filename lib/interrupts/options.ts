@@ -9,8 +9,7 @@ export interface StandardOption {
   title: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Ids come from `id`, then `candidate_index` (pipeline candidates have no

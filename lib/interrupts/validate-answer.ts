@@ -21,8 +21,7 @@ export type JsonObject = Record<string, unknown>;
  * optional `{optionsEmpty}`, any other kind nothing (the task is cancelled).
  */
 export type ValidAnswer =
-  | { interruptId: string; status: "resolved"; payload: JsonObject }
-  | { interruptId: string; status: "cancelled"; payload?: JsonObject };
+  { interruptId: string; status: "resolved"; payload: JsonObject } | { interruptId: string; status: "cancelled"; payload?: JsonObject };
 
 /**
  * Option sets differ per interrupt, so compiled validators are cached by the

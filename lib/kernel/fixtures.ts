@@ -40,17 +40,14 @@ export class FixtureFormatError extends Error {
   override name = "FixtureFormatError";
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The single key of a wire frame, or undefined if it is not a StreamResponse. */
 export function frameKey(frame: unknown): StreamResponseKey | undefined {
   if (!isObject(frame)) return undefined;
   const keys = Object.keys(frame);
   const key = keys[0];
-  return keys.length === 1 && (STREAM_RESPONSE_KEYS as readonly string[]).includes(key!)
-    ? (key as StreamResponseKey)
-    : undefined;
+  return keys.length === 1 && (STREAM_RESPONSE_KEYS as readonly string[]).includes(key!) ? (key as StreamResponseKey) : undefined;
 }
 
 function parseError(value: unknown, where: string): FixtureError {

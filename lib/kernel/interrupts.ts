@@ -41,8 +41,7 @@ const TERMINAL_STATES: readonly TaskState[] = [
 ];
 export const isTerminal = (state: TaskState | undefined) => state !== undefined && TERMINAL_STATES.includes(state);
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isRequired = (value: unknown): value is Projection => isObject(value) && value.required === true;
 const isPermission = (projection: Projection | undefined) => projection?.kind === "permission";
 

@@ -252,7 +252,11 @@ export function snapshotOf(envelopes: readonly Envelope[], context: SnapshotCont
         const candidateStep = candidateStepOf(envelope);
         if (!candidateStep) break;
         if (envelope.eventType === "candidate_step_started") Object.assign(candidateStep, { status: "running", startedAt: at });
-        else Object.assign(candidateStep, { status: envelope.eventType === "candidate_step_completed" ? "completed" : "failed", finishedAt: at });
+        else
+          Object.assign(candidateStep, {
+            status: envelope.eventType === "candidate_step_completed" ? "completed" : "failed",
+            finishedAt: at,
+          });
         break;
       }
       case "candidate_selected": {
@@ -325,7 +329,12 @@ export function snapshotOf(envelopes: readonly Envelope[], context: SnapshotCont
         break;
       case "cleanup_completed":
       case "cleanup_failed":
-        cleanup = { ...(cleanup ?? { startedAt: null }), ...data, status: envelope.eventType === "cleanup_completed" ? "completed" : "failed", finishedAt: at };
+        cleanup = {
+          ...(cleanup ?? { startedAt: null }),
+          ...data,
+          status: envelope.eventType === "cleanup_completed" ? "completed" : "failed",
+          finishedAt: at,
+        };
         break;
     }
   }

@@ -15,8 +15,7 @@ import type { RequestHandler } from "express";
 import type { PendingInputs } from "./interrupts.js";
 import { snapshotOf, type Envelope } from "./pipeline-snapshot.js";
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The pipeline envelopes a status update's metadata carries, in mapping order. */
 export function envelopesOf(metadata: unknown): Envelope[] {

@@ -198,7 +198,13 @@ export class ReplayExecutor implements AgentExecutor {
   }
 
   /** Plays `lines`; true when all of them played, false when the replay was stopped or hit an error line. */
-  private async replay(lines: FixtureLine[], ctx: RequestContext, bus: ExecutionEventBus, signal: AbortSignal, progress: CallProgress): Promise<boolean> {
+  private async replay(
+    lines: FixtureLine[],
+    ctx: RequestContext,
+    bus: ExecutionEventBus,
+    signal: AbortSignal,
+    progress: CallProgress,
+  ): Promise<boolean> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const publish = (event: AgentExecutionEvent) => {
       const state = event.kind === "task" ? event.data.status?.state : event.kind === "statusUpdate" ? event.data.status?.state : undefined;

@@ -99,7 +99,14 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     bearerAuth(options.requireToken, httpUnauthorized),
     pipelineStateRoute(pipeline, pending),
   );
-  app.post("/", express.json({ limit: BODY_LIMIT }), recordCalls(received), bearerAuth(options.requireToken), errors.restoreErrorData(), drops.track());
+  app.post(
+    "/",
+    express.json({ limit: BODY_LIMIT }),
+    recordCalls(received),
+    bearerAuth(options.requireToken),
+    errors.restoreErrorData(),
+    drops.track(),
+  );
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use(invalidJson);
 
@@ -152,7 +159,11 @@ function recordCalls(received: ReceivedCall[]): RequestHandler {
 
 const UNAUTHORIZED = "Unauthorized: a valid bearer token is required.";
 type UnauthorizedBody = (req: Request) => unknown;
-const jsonRpcUnauthorized: UnauthorizedBody = (req) => ({ jsonrpc: "2.0", id: req.body?.id ?? null, error: { code: -32600, message: UNAUTHORIZED } });
+const jsonRpcUnauthorized: UnauthorizedBody = (req) => ({
+  jsonrpc: "2.0",
+  id: req.body?.id ?? null,
+  error: { code: -32600, message: UNAUTHORIZED },
+});
 const httpUnauthorized: UnauthorizedBody = () => ({ error: { code: "UNAUTHORIZED", message: UNAUTHORIZED } });
 
 function bearerAuth(token: string | undefined, body: UnauthorizedBody = jsonRpcUnauthorized): RequestHandler {

@@ -8,12 +8,27 @@
  * - a call whose replay hit a fixture `error` line fails with that error
  *   (see `fixture-errors.ts`).
  */
-import { SendMessageConfiguration, TaskState, type AgentCard, type Message, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk";
+import {
+  SendMessageConfiguration,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from "@a2a-js/sdk";
 import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
 import type { ReplayExecutor } from "./replay-executor.js";
-import { isTerminal, pendingProblem, permissionAnswerOf, permissionAnswerProblem, permissionParts, type PendingInputs } from "./interrupts.js";
+import {
+  isTerminal,
+  pendingProblem,
+  permissionAnswerOf,
+  permissionAnswerProblem,
+  permissionParts,
+  type PendingInputs,
+} from "./interrupts.js";
 
 interface CheckedAnswer {
   task: Task;
@@ -55,7 +70,8 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
       const parked = answer.task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
       if (this.pending.waitsBeyond(answer.task.id, answer.inputId)) return this.recordAnswer(answer, params.message!, context);
       // No await between the check and the hand-over: the replay cannot end in between.
-      if (!parked && this.executor.continueAfterReplay(answer.task.id, params.message!)) return this.recordAnswer(answer, params.message!, context);
+      if (!parked && this.executor.continueAfterReplay(answer.task.id, params.message!))
+        return this.recordAnswer(answer, params.message!, context);
       const configuration = { ...SendMessageConfiguration.fromJSON({}), ...params.configuration, returnImmediately: true };
       params = { ...params, configuration };
     }

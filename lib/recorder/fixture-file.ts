@@ -15,9 +15,7 @@ import path from "node:path";
 import { errno, NOFOLLOW, writeFileAtomically } from "../fs/atomic-write.js";
 import { parseFixture } from "../kernel/fixtures.js";
 
-
 export const RECORDING_EXTENSION = ".jsonl";
-
 
 /** Creates the recording directory (and its missing parents) 0700; an existing directory is left as it is. */
 export async function ensureRecordDir(dir: string): Promise<void> {
@@ -90,7 +88,6 @@ export function lastTurn(text: string): number | undefined {
     return undefined;
   }
 }
-
 
 /** Temp names start with `.` and end in `.tmp`: hidden, and never a fixture. */
 const tempName = (file: string) => `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`;

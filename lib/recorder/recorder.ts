@@ -50,8 +50,7 @@ export const FIRST_TEXT_CHARS = 60;
 /** Tasks whose file the recorder remembers; older ones are found again by name (`findRecording`). */
 const REMEMBERED_TASKS = 10_000;
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -72,7 +71,10 @@ function requestFacts(params: unknown): RequestFacts {
   return {
     taskId: str(message.taskId),
     contextId: str(message.contextId),
-    text: parts.map((part) => (typeof part.text === "string" ? part.text : "")).join("").trim(),
+    text: parts
+      .map((part) => (typeof part.text === "string" ? part.text : ""))
+      .join("")
+      .trim(),
     when: whenOf(parts),
   };
 }
@@ -130,7 +132,9 @@ function idsOf(frame: JsonRpcResult): { taskId?: string | undefined; contextId?:
   const [key] = Object.keys(frame);
   const body = key === undefined ? undefined : frame[key];
   if (!isRecord(body)) return {};
-  return key === "task" ? { taskId: str(body.id), contextId: str(body.contextId) } : { taskId: str(body.taskId), contextId: str(body.contextId) };
+  return key === "task"
+    ? { taskId: str(body.id), contextId: str(body.contextId) }
+    : { taskId: str(body.taskId), contextId: str(body.contextId) };
 }
 
 /** One call's stream, as it goes: each line is redacted and serialized as it arrives. */
@@ -194,7 +198,10 @@ class CallRecording {
     const rpc = error instanceof AguiError ? rpcErrorOf(error) : undefined;
     if (rpc) {
       if (this.lineCount === 0) this.refusedWith = rpc.code;
-      this.#push({ delayMs: this.#delay(), error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) } });
+      this.#push({
+        delayMs: this.#delay(),
+        error: { code: rpc.code, message: rpc.message, ...(rpc.data === undefined ? {} : { data: rpc.data }) },
+      });
     } else {
       // A cut connection or a broken frame is no JSON-RPC error; a fixture cannot say it, so it is only noted.
       const code = error instanceof AguiError ? error.code : "an error";
@@ -295,7 +302,9 @@ export class Recorder {
 
   #enqueue(call: CallRecording): void {
     this.#queue = this.#queue.then(() =>
-      this.#write(call).catch((error: unknown) => this.#log(`recorder: cannot write the recording of task ${call.taskId ?? "(none)"} to ${this.#dir}`, error)),
+      this.#write(call).catch((error: unknown) =>
+        this.#log(`recorder: cannot write the recording of task ${call.taskId ?? "(none)"} to ${this.#dir}`, error),
+      ),
     );
   }
 
@@ -334,7 +343,11 @@ export class Recorder {
     if (call.refusedWith !== undefined) {
       // The kernel does not count a refused answer as a turn, so neither does the file; it is only noted.
       if (known === undefined || existing === undefined || turn === undefined) return;
-      await writeAtomically(known, `${existing.trimEnd()}\n# an answer was refused before any frame (JSON-RPC ${call.refusedWith}); not a turn\n`, this.#hooks);
+      await writeAtomically(
+        known,
+        `${existing.trimEnd()}\n# an answer was refused before any frame (JSON-RPC ${call.refusedWith}); not a turn\n`,
+        this.#hooks,
+      );
       return;
     }
     const when = call.when();
@@ -349,7 +362,8 @@ export class Recorder {
     // past parsing): this turn starts a file of its own, numbered as if it followed one turn.
     const name = await freeName(this.#dir, recordingName(new Date(call.startedAt), taskId));
     const file = path.join(this.#dir, name + RECORDING_EXTENSION);
-    const note = "its earlier turns were not recorded here; turn 0 is missing, so a replay of this file starts with the kernel's `nothing recorded` answer";
+    const note =
+      "its earlier turns were not recorded here; turn 0 is missing, so a replay of this file starts with the kernel's `nothing recorded` answer";
     await writeAtomically(file, [...this.#header(call, name, note), ...section].join("\n") + "\n", this.#hooks);
     this.#remember(taskId, file);
   }

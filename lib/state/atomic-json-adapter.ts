@@ -66,8 +66,6 @@ export class JsonFileError extends Error {
   }
 }
 
-
-
 /**
  * The top level must be a JSON object. This also keeps lowdb's `Low.read`
  * honest: it ignores falsy data, so a file holding `null`, `0` or `false`
@@ -103,7 +101,8 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
         // The parser's message quotes the text; it is deliberately dropped.
         throw new JsonFileError("invalid-json", "is not valid UTF-8 JSON");
       }
-      if (data === null || typeof data !== "object" || Array.isArray(data)) throw new JsonFileError("not-object", "does not hold a JSON object");
+      if (data === null || typeof data !== "object" || Array.isArray(data))
+        throw new JsonFileError("not-object", "does not hold a JSON object");
       return data as T;
     } catch (error) {
       if (error instanceof JsonFileError) throw error;
@@ -120,7 +119,6 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
       throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
     }
   }
-
 }
 
 /**

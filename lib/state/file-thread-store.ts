@@ -77,7 +77,8 @@ export class FileThreadStore implements ThreadStore {
   async save(state: ThreadState): Promise<void> {
     if (state === null || typeof state !== "object") throw new StatePersistenceError("thread state: not an object");
     if (state.schemaVersion !== THREAD_STATE_SCHEMA_VERSION) throw new StatePersistenceError("thread state: schemaVersion must be 1");
-    if (typeof state.threadId !== "string" || state.threadId === "") throw new StatePersistenceError("thread state: threadId must be a non-empty string");
+    if (typeof state.threadId !== "string" || state.threadId === "")
+      throw new StatePersistenceError("thread state: threadId must be a non-empty string");
     const { threadId } = state;
     const file = this.#fileOrFail(threadId, StatePersistenceError);
     // Projected and copied now: what the caller does to `state` after this call is not saved.
@@ -177,7 +178,8 @@ export class FileThreadStore implements ThreadStore {
   async #prepareDirectories(): Promise<void> {
     await mkdir(this.threadsDir, { recursive: true, mode: 0o700 });
     const threads = await lstat(this.threadsDir);
-    if (!threads.isDirectory()) throw new StatePersistenceError(`thread state directory ${this.threadsDir} is not a directory (a symlink is refused)`);
+    if (!threads.isDirectory())
+      throw new StatePersistenceError(`thread state directory ${this.threadsDir} is not a directory (a symlink is refused)`);
     if (!IS_WINDOWS && (threads.mode & 0o077) !== 0) await chmod(this.threadsDir, threads.mode & 0o700);
   }
 }

@@ -19,10 +19,7 @@ export const MAX_STEM_LENGTH = 200;
 const RAW_STEM = /^[A-Za-z0-9_.-]+$/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-const WINDOWS_RESERVED = new Set([
-  "CON", "PRN", "AUX", "NUL",
-  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`COM${n}`, `LPT${n}`]),
-]);
+const WINDOWS_RESERVED = new Set(["CON", "PRN", "AUX", "NUL", ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => [`COM${n}`, `LPT${n}`])]);
 
 function isRawStem(threadId: string): boolean {
   return (

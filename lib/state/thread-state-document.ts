@@ -101,7 +101,9 @@ export function projectThreadState(state: ThreadState): ThreadState {
     iacCodeSessionId: state.iacCodeSessionId,
     execution: projectExecution(state.execution),
     runDigests: mapRecord(state.runDigests, (digest) => digest as string),
-    appliedResumeDigests: Array.isArray(state.appliedResumeDigests) ? state.appliedResumeDigests.map(projectApplied) : state.appliedResumeDigests,
+    appliedResumeDigests: Array.isArray(state.appliedResumeDigests)
+      ? state.appliedResumeDigests.map(projectApplied)
+      : state.appliedResumeDigests,
     terminalExecutionIds: state.terminalExecutionIds,
   };
 }

@@ -13,9 +13,31 @@ export const THREAD_STATE_SCHEMA_VERSION = 1;
  * Everything else a kernel sends in a projection is dropped on arrival.
  */
 export const KEPT_INPUT_FIELDS = [
-  "schemaVersion", "kind", "requestTaskId", "contextId", "inputId", "toolUseId", "toolName", "title", "purpose",
-  "effect", "target", "isReadOnly", "prompt", "safeSummary", "options", "language", "deploymentSummary", "scope",
-  "subPipelineId", "operation", "displayParameters", "allowFreeText", "freeTextPrompt", "required", "selector",
+  "schemaVersion",
+  "kind",
+  "requestTaskId",
+  "contextId",
+  "inputId",
+  "toolUseId",
+  "toolName",
+  "title",
+  "purpose",
+  "effect",
+  "target",
+  "isReadOnly",
+  "prompt",
+  "safeSummary",
+  "options",
+  "language",
+  "deploymentSummary",
+  "scope",
+  "subPipelineId",
+  "operation",
+  "displayParameters",
+  "allowFreeText",
+  "freeTextPrompt",
+  "required",
+  "selector",
 ] as const;
 
 export type InputProjection = { inputId: string; kind?: string } & Partial<Record<(typeof KEPT_INPUT_FIELDS)[number], unknown>>;

@@ -49,7 +49,10 @@ export interface ObserveDependencies {
   scheduler?: SchedulerLike;
 }
 
-export function observeExecution({ state, runId, afterSequence, language }: ObserveRequest, deps: ObserveDependencies): Observable<SseItem> {
+export function observeExecution(
+  { state, runId, afterSequence, language }: ObserveRequest,
+  deps: ObserveDependencies,
+): Observable<SseItem> {
   const { threadId, execution } = state;
   const describe = (error: AguiError) => messageFor(error, language);
   // The interrupts the thread keeps are the ones a client can answer; a pause seen only live is shown as the kernel sent it.
@@ -60,7 +63,9 @@ export function observeExecution({ state, runId, afterSequence, language }: Obse
   };
   // Nothing to write: an observer only shows the pause, so this stays synchronous.
   const pause = (item: RunItem): RunItem =>
-    "kind" in item && item.kind === "run-end" && !item.error && item.inputs?.length ? { ...item, interrupts: interruptsFor(item.inputs) } : item;
+    "kind" in item && item.kind === "run-end" && !item.error && item.inputs?.length
+      ? { ...item, interrupts: interruptsFor(item.inputs) }
+      : item;
 
   const taskEvents = reattach(deps.a2a, execution.taskId!, afterSequence).pipe(
     endRunOnTaskState(),
@@ -86,8 +91,14 @@ export function observeExecution({ state, runId, afterSequence, language }: Obse
       type: EventType.CUSTOM,
       name: SESSION_EVENT,
       value: {
-        schemaVersion: 1, threadId, aguiRunId: runId, executionId: execution.executionId, contextId: state.contextId,
-        taskId: execution.taskId, rosInvocationId: execution.rosInvocationId, sessionId: state.iacCodeSessionId,
+        schemaVersion: 1,
+        threadId,
+        aguiRunId: runId,
+        executionId: execution.executionId,
+        contextId: state.contextId,
+        taskId: execution.taskId,
+        rosInvocationId: execution.rosInvocationId,
+        sessionId: state.iacCodeSessionId,
       },
     },
   ];

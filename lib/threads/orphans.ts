@@ -26,7 +26,9 @@ export async function cancelRunningTasksOf(
   }
   const tasks = Array.isArray(listed.tasks) ? listed.tasks.filter(isObject) : [];
   const running = tasks
-    .filter((task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isObject(task.status) ? task.status.state : undefined)))
+    .filter(
+      (task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isObject(task.status) ? task.status.state : undefined)),
+    )
     .flatMap((task) => (typeof task.id === "string" ? [task.id] : []));
   await Promise.all(running.map((id) => a2a.cancelTask(id).catch((error: unknown) => log(`CancelTask ${id} failed`, error))));
   return running;

@@ -53,7 +53,9 @@ interface Answer {
 
 export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
   return defer(() => from(prepare(context))).pipe(
-    mergeMap((prepared) => (prepared instanceof AguiError ? of(settled(prepared)) : concat(missedPipelineEvents(context), deliver(context, prepared)))),
+    mergeMap((prepared) =>
+      prepared instanceof AguiError ? of(settled(prepared)) : concat(missedPipelineEvents(context), deliver(context, prepared)),
+    ),
   );
 }
 
@@ -70,7 +72,9 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
   const { execution } = thread.state;
   const taskId = execution.taskId;
   const appliedDigest = (interruptId: string) =>
-    thread.state.appliedResumeDigests.find((applied) => applied.executionId === execution.executionId && applied.interruptId === interruptId)?.digest;
+    thread.state.appliedResumeDigests.find(
+      (applied) => applied.executionId === execution.executionId && applied.interruptId === interruptId,
+    )?.digest;
 
   if (taskId === null || Object.keys(execution.pending).length === 0) {
     const allApplied = entries.length > 0 && entries.every((entry) => appliedDigest(entry.interruptId) !== undefined);
@@ -90,7 +94,12 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
     const sideband = permissions.length > 0 && permissions.every(({ entry }) => execution.pending[entry.interruptId]!.sideband);
     const deliveries = answers.map(({ entry, answer }) => ({
       entry,
-      delivery: answerMessage(execution.pending[entry.interruptId]!, answer, { taskId, contextId: thread.state.contextId, runId: input.runId, sideband }),
+      delivery: answerMessage(execution.pending[entry.interruptId]!, answer, {
+        taskId,
+        contextId: thread.state.contextId,
+        runId: input.runId,
+        sideband,
+      }),
     }));
     if (deliveries.some(({ delivery }) => delivery.call === "cancel")) {
       await a2a.cancelTask(taskId);
@@ -147,7 +156,18 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
       ...asTool,
       { kind: "task-bound", taskId, contextId: thread.state.contextId },
       ...(iacCodeSessionId ? [{ kind: "session-bound", sessionId: iacCodeSessionId } as const] : []),
-      ...(toolResult ? [{ kind: "tool", status: "completed", toolCallId: toolResult.toolCallId, toolName: "tool", input: undefined, result: toolResult.content } as const] : []),
+      ...(toolResult
+        ? [
+            {
+              kind: "tool",
+              status: "completed",
+              toolCallId: toolResult.toolCallId,
+              toolName: "tool",
+              input: undefined,
+              result: toolResult.content,
+            } as const,
+          ]
+        : []),
     ];
   };
 
@@ -183,7 +203,10 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
       notAcceptedIsSettled(() => first),
     );
   });
-  return concat(...streams, defer(() => liveEvents(a2a, taskId)));
+  return concat(
+    ...streams,
+    defer(() => liveEvents(a2a, taskId)),
+  );
 }
 
 /**

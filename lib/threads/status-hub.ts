@@ -46,7 +46,9 @@ export class ThreadStatusHub {
 
   /** One event of one of the thread's runs. */
   record(threadId: string, event: AGUIEvent): void {
-    const entry = this.#threads.get(threadId) ?? (event.type === "RUN_STARTED" ? this.#entry(threadId, () => initialThreadStatus(threadId)) : undefined);
+    const entry =
+      this.#threads.get(threadId) ??
+      (event.type === "RUN_STARTED" ? this.#entry(threadId, () => initialThreadStatus(threadId)) : undefined);
     if (!entry) return;
     const next = reduceThreadStatus(entry.status.value, event);
     if (next !== entry.status.value) entry.status.next(next);

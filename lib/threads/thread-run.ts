@@ -41,7 +41,10 @@ export class ThreadRun {
   /** The client left but may come back (grace window): the execution stays open for now. */
   #keptOpen = false;
 
-  constructor(state: ThreadState, private readonly options: ThreadRunOptions) {
+  constructor(
+    state: ThreadState,
+    private readonly options: ThreadRunOptions,
+  ) {
     this.#state = state;
   }
 
@@ -55,7 +58,9 @@ export class ThreadRun {
   }
 
   isAnswered = (interruptId: string): boolean =>
-    this.#state.appliedResumeDigests.some((applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId);
+    this.#state.appliedResumeDigests.some(
+      (applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId,
+    );
 
   /** Runs `change` after every earlier change, and persists its result. */
   #commit(change: (state: ThreadState) => ThreadState): Promise<void> {
@@ -108,12 +113,15 @@ export class ThreadRun {
   async pause(inputs: readonly KernelInput[], resumePoint: ResumePoint = {}): Promise<Interrupt[]> {
     const { textDigests = [], pipelineSequence, openSteps } = resumePoint;
     const { taskId } = this.#state.execution;
-    const expiresAt = this.options.interruptTtlS > 0 ? new Date(this.options.now() + this.options.interruptTtlS * 1000).toISOString() : undefined;
+    const expiresAt =
+      this.options.interruptTtlS > 0 ? new Date(this.options.now() + this.options.interruptTtlS * 1000).toISOString() : undefined;
     const added: Record<string, PendingInput> = {};
     for (const { projection, sideband } of inputs) {
       const value = this.options.keepInput(projection);
-      if (value.requestTaskId !== undefined && value.requestTaskId !== taskId) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
-      if (value.contextId !== undefined && value.contextId !== this.#state.contextId) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
+      if (value.requestTaskId !== undefined && value.requestTaskId !== taskId)
+        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+      if (value.contextId !== undefined && value.contextId !== this.#state.contextId)
+        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
       added[value.inputId] = { value, sideband, ...(expiresAt ? { expiresAt } : {}) };
     }
     await this.#commitOrFail((state) => ({
@@ -153,7 +161,9 @@ export class ThreadRun {
     if (this.#released) return;
     this.#released = true;
     // Decided when the change runs, after every earlier one (a disconnect's decision included).
-    await this.#commit((state) => (this.#paused || this.#keptOpen || hasPending(state) ? state : endExecution(state))).catch(() => undefined);
+    await this.#commit((state) => (this.#paused || this.#keptOpen || hasPending(state) ? state : endExecution(state))).catch(
+      () => undefined,
+    );
     await this.#queue;
     await this.options.lease.release();
     this.options.onClosed?.();

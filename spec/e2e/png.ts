@@ -29,7 +29,7 @@ export function readPng(data: Buffer): Png {
   let height = 0;
   let channels = 0;
   const idat: Buffer[] = [];
-  for (let offset = 8; offset < data.length; ) {
+  for (let offset = 8; offset < data.length;) {
     const length = data.readUInt32BE(offset);
     const type = data.toString("latin1", offset + 4, offset + 8);
     const body = data.subarray(offset + 8, offset + 8 + length);

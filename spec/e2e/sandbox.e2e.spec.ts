@@ -72,7 +72,10 @@ describeInBrowser("the sandbox page in Chromium", () => {
 
   const run = (n: number) => page.locator("section.run").nth(n);
   const finished = (section: Locator) =>
-    section.locator(".ev-type").filter({ hasText: /^RUN_(FINISHED|ERROR)$/ }).waitFor({ timeout: STREAM_TIMEOUT });
+    section
+      .locator(".ev-type")
+      .filter({ hasText: /^RUN_(FINISHED|ERROR)$/ })
+      .waitFor({ timeout: STREAM_TIMEOUT });
 
   async function start(fixture: string) {
     await page.selectOption("#fixture", fixture);
@@ -153,7 +156,11 @@ describeInBrowser("the sandbox page in Chromium", () => {
     expect(await run(1).locator(".tick").count()).toBe(pipelineTypes.length);
     expect(await run(1).locator(".bar.kind-step").count()).toBeGreaterThanOrEqual(4);
     // Events inside a step are indented under it.
-    const depth = await run(1).locator(".ev").filter({ hasText: "REASONING_START" }).first().evaluate((row) => getComputedStyle(row).getPropertyValue("--depth"));
+    const depth = await run(1)
+      .locator(".ev")
+      .filter({ hasText: "REASONING_START" })
+      .first()
+      .evaluate((row) => getComputedStyle(row).getPropertyValue("--depth"));
     expect(depth.trim()).toBe("1");
   }, 60_000);
 
@@ -176,7 +183,9 @@ describeInBrowser("the sandbox page in Chromium", () => {
     await expect(run(1).locator(".pill").textContent()).resolves.toBe("finished");
     await expect(run(0).locator(".pill").textContent()).resolves.toBe("answered");
     expect(await form.locator("h3").textContent()).toBe('Answered: {"decision":"allow_once"}');
-    expect(await run(1).locator(".ev-type").allTextContents()).toEqual(expect.arrayContaining(["TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]));
+    expect(await run(1).locator(".ev-type").allTextContents()).toEqual(
+      expect.arrayContaining(["TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]),
+    );
 
     const [first, resume] = posts.slice(-2);
     const interruptId = (await form.locator("details.raw pre").textContent())!.match(/"id": "([^"]+)"/)![1];

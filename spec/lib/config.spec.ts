@@ -7,10 +7,17 @@ describe("loadConfig", () => {
   it("has the documented defaults", () => {
     const config = loadConfig([], {});
     expect(config).toEqual({
-      host: "127.0.0.1", port: 8080, a2aUrl: undefined, a2aToken: undefined, authToken: undefined,
+      host: "127.0.0.1",
+      port: 8080,
+      a2aUrl: undefined,
+      a2aToken: undefined,
+      authToken: undefined,
       stateDir: path.join(os.homedir(), ".config", "agui"),
       allowedCwds: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
-      heartbeatMs: 15_000, interruptTtlS: DEFAULT_INTERRUPT_TTL_S, recordDir: undefined, disconnectGraceMs: 0,
+      heartbeatMs: 15_000,
+      interruptTtlS: DEFAULT_INTERRUPT_TTL_S,
+      recordDir: undefined,
+      disconnectGraceMs: 0,
     });
   });
 
@@ -20,13 +27,30 @@ describe("loadConfig", () => {
 
   it("reads every IAC_CODE_AGUI_* variable", () => {
     const config = loadConfig([], {
-      IAC_CODE_AGUI_HOST: "0.0.0.0", IAC_CODE_AGUI_PORT: "9000", IAC_CODE_AGUI_A2A_URL: "http://localhost:41242/",
-      IAC_CODE_AGUI_A2A_TOKEN: "kt", IAC_CODE_AGUI_AUTH_TOKEN: "at", IAC_CODE_AGUI_STATE_DIR: "/var/lib/agui",
-      IAC_CODE_AGUI_ALLOWED_CWDS: ["/srv/a", "/srv/b"].join(path.delimiter), IAC_CODE_AGUI_HEARTBEAT_MS: "500", IAC_CODE_AGUI_INTERRUPT_TTL_S: "0", IAC_CODE_AGUI_RECORD_DIR: "/var/rec", IAC_CODE_AGUI_DISCONNECT_GRACE_MS: "5000",
+      IAC_CODE_AGUI_HOST: "0.0.0.0",
+      IAC_CODE_AGUI_PORT: "9000",
+      IAC_CODE_AGUI_A2A_URL: "http://localhost:41242/",
+      IAC_CODE_AGUI_A2A_TOKEN: "kt",
+      IAC_CODE_AGUI_AUTH_TOKEN: "at",
+      IAC_CODE_AGUI_STATE_DIR: "/var/lib/agui",
+      IAC_CODE_AGUI_ALLOWED_CWDS: ["/srv/a", "/srv/b"].join(path.delimiter),
+      IAC_CODE_AGUI_HEARTBEAT_MS: "500",
+      IAC_CODE_AGUI_INTERRUPT_TTL_S: "0",
+      IAC_CODE_AGUI_RECORD_DIR: "/var/rec",
+      IAC_CODE_AGUI_DISCONNECT_GRACE_MS: "5000",
     });
     expect(config).toEqual({
-      host: "0.0.0.0", port: 9000, a2aUrl: "http://localhost:41242/", a2aToken: "kt", authToken: "at", stateDir: "/var/lib/agui",
-      allowedCwds: ["/srv/a", "/srv/b"], heartbeatMs: 500, interruptTtlS: 0, recordDir: "/var/rec", disconnectGraceMs: 5000,
+      host: "0.0.0.0",
+      port: 9000,
+      a2aUrl: "http://localhost:41242/",
+      a2aToken: "kt",
+      authToken: "at",
+      stateDir: "/var/lib/agui",
+      allowedCwds: ["/srv/a", "/srv/b"],
+      heartbeatMs: 500,
+      interruptTtlS: 0,
+      recordDir: "/var/rec",
+      disconnectGraceMs: 5000,
     });
   });
 
@@ -49,10 +73,14 @@ describe("checkLoopbackUrl (R-CON-2)", () => {
     expect(checkLoopbackUrl(url)).toBe(new URL(url).toString());
   });
 
-  it.each(["http://10.0.0.5:41242/", "http://example.com/", "http://127.0.0.1.nip.io/", "http://0.0.0.0:1/", "ftp://127.0.0.1/", "not a url"])(
-    "refuses %s",
-    (url) => {
-      expect(() => checkLoopbackUrl(url)).toThrow(ConfigError);
-    },
-  );
+  it.each([
+    "http://10.0.0.5:41242/",
+    "http://example.com/",
+    "http://127.0.0.1.nip.io/",
+    "http://0.0.0.0:1/",
+    "ftp://127.0.0.1/",
+    "not a url",
+  ])("refuses %s", (url) => {
+    expect(() => checkLoopbackUrl(url)).toThrow(ConfigError);
+  });
 });

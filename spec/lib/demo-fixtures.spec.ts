@@ -40,7 +40,9 @@ describe("the demo kernel's interrupt fixtures through the service", () => {
 
   it("permission: deny fails the tool and still finishes the run", async () => {
     const { events } = await pauseAndAnswer("permission", () => ({ decision: "deny" }));
-    const result = events.find((event) => event.type === EventType.TOOL_CALL_RESULT) as unknown as { metadata: { "iac-code": { status: string } } };
+    const result = events.find((event) => event.type === EventType.TOOL_CALL_RESULT) as unknown as {
+      metadata: { "iac-code": { status: string } };
+    };
     expect(result.metadata["iac-code"].status).toBe("failed");
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
   });

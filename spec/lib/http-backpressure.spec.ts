@@ -37,7 +37,10 @@ describe("a client that stops reading", () => {
   it("is dropped once its backlog passes the limit, and the run's A2A task is cancelled", async () => {
     const { hostname, port } = new URL(harness.service.url);
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const request = http.request({ host: hostname, port, method: "POST", path: "/", headers: { "content-type": "application/json" } }, resolve);
+      const request = http.request(
+        { host: hostname, port, method: "POST", path: "/", headers: { "content-type": "application/json" } },
+        resolve,
+      );
       request.on("error", reject);
       request.end(JSON.stringify(runInput("flood")));
     });

@@ -21,7 +21,11 @@ describe("the HTTP edge before the stream starts", () => {
     const response = await fetch(`${url}/health`, { headers: auth });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: expect.any(String),
+      status: "ok",
+      protocol: "ag-ui",
+      protocolVersion: PROTOCOL_VERSION,
+      executionKernel: "a2a-1.0",
+      version: expect.any(String),
     });
   });
 
@@ -61,9 +65,15 @@ describe("the HTTP edge before the stream starts", () => {
 
   it("refuses an invalid envelope with 400 INVALID_INPUT and never contacts the kernel", async () => {
     const before = harness.kernel.received.length;
-    const { status, json } = await postRun(url, runInput("hi", { tools: [{ name: "client_tool", description: "", parameters: {} }] }), auth);
+    const { status, json } = await postRun(
+      url,
+      runInput("hi", { tools: [{ name: "client_tool", description: "", parameters: {} }] }),
+      auth,
+    );
     expect(status).toBe(400);
-    expect(json).toMatchObject({ error: { code: "INVALID_INPUT", message: expect.stringContaining("Invalid iac-code forwarded properties.") } });
+    expect(json).toMatchObject({
+      error: { code: "INVALID_INPUT", message: expect.stringContaining("Invalid iac-code forwarded properties.") },
+    });
     expect(harness.kernel.received.length).toBe(before);
   });
 

@@ -46,7 +46,12 @@ describe("interrupts and resume over HTTP", () => {
       toolCallId: "toolu-deploy",
       responseSchema: expect.objectContaining({ required: ["decision"] }),
       expiresAt: expect.stringMatching(/Z$/),
-      metadata: expect.objectContaining({ schemaVersion: 1, kind: "permission", title: "Deploy stack demo-vpc", safeSummary: "Creates 3 resources in cn-hangzhou" }),
+      metadata: expect.objectContaining({
+        schemaVersion: 1,
+        kind: "permission",
+        title: "Deploy stack demo-vpc",
+        safeSummary: "Creates 3 resources in cn-hangzhou",
+      }),
     });
     expect(JSON.stringify(events)).not.toContain("kernel-internal-secret");
     // The tool call that asked stays pending: closed as a span, answered later by its result.
@@ -56,7 +61,9 @@ describe("interrupts and resume over HTTP", () => {
   it("persists the interrupt before announcing it: the thread file holds it, without secrets or text", async () => {
     const { first } = await interrupted();
     const files = readdirSync(path.join(harness.stateDir, "threads"));
-    const raw = files.map((file) => readFileSync(path.join(harness.stateDir, "threads", file), "utf8")).find((text) => text.includes(first.threadId));
+    const raw = files
+      .map((file) => readFileSync(path.join(harness.stateDir, "threads", file), "utf8"))
+      .find((text) => text.includes(first.threadId));
     expect(raw).toBeDefined();
     const state = JSON.parse(raw!);
     expect(Object.keys(state.execution.pending)).toEqual(["perm-1"]);
@@ -66,7 +73,8 @@ describe("interrupts and resume over HTTP", () => {
 
   it("resumes with allow_once: sends exactly the six-key permission part to the same task, then finishes", async () => {
     const { first, events } = await interrupted();
-    const taskId = (ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as { taskId: string }).taskId;
+    const taskId = (ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as { taskId: string })
+      .taskId;
     const second = resume(first, [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }]);
     const { status, events: resumed } = await post(second);
     expect(status).toBe(200);
@@ -76,12 +84,26 @@ describe("interrupts and resume over HTTP", () => {
     const answer = calls("SendStreamingMessage").at(-1)!.params as { message: Record<string, unknown> };
     expect(answer.message).toMatchObject({ messageId: `agui-resume-${second.runId}-perm-1`, role: "ROLE_USER", taskId });
     expect(answer.message.parts).toEqual([
-      { data: { schemaVersion: 1, kind: "permission", requestTaskId: taskId, inputId: "perm-1", toolUseId: "toolu-deploy", decision: "allow_once" }, mediaType: "application/json" },
+      {
+        data: {
+          schemaVersion: 1,
+          kind: "permission",
+          requestTaskId: taskId,
+          inputId: "perm-1",
+          toolUseId: "toolu-deploy",
+          decision: "allow_once",
+        },
+        mediaType: "application/json",
+      },
     ]);
     // The tool call closes with its result only; the repeated text is not sent twice (contract §6).
     expect(ofType(resumed, EventType.TOOL_CALL_START)).toEqual([]);
     expect(ofType(resumed, EventType.TOOL_CALL_RESULT).map((event) => event.toolCallId)).toEqual(["toolu-deploy"]);
-    expect(ofType(resumed, EventType.TEXT_MESSAGE_CONTENT).map((event) => event.delta).join("")).toBe("Done.");
+    expect(
+      ofType(resumed, EventType.TEXT_MESSAGE_CONTENT)
+        .map((event) => event.delta)
+        .join(""),
+    ).toBe("Done.");
   });
 
   it("sends deny for a cancelled permission (R-RES-4)", async () => {
@@ -94,7 +116,11 @@ describe("interrupts and resume over HTTP", () => {
 
   it("answers a question with the chosen option's label as text, closing its tool call first", async () => {
     const { first, interrupt } = await interrupted("question");
-    expect(interrupt).toMatchObject({ id: "q-1", reason: "input_required", message: "Which region?\n- cn-hangzhou: Hangzhou\n- cn-shanghai: Shanghai" });
+    expect(interrupt).toMatchObject({
+      id: "q-1",
+      reason: "input_required",
+      message: "Which region?\n- cn-hangzhou: Hangzhou\n- cn-shanghai: Shanghai",
+    });
     const second = resume(first, [{ interruptId: "q-1", status: "resolved", payload: { selectedId: "cn-shanghai" } }]);
     const { events } = await post(second);
     await expectValidRun(events);
@@ -126,7 +152,9 @@ describe("interrupts and resume over HTTP", () => {
     await post(first);
     const otherUser = next(first, { forwardedProps: { iacCode: { ...first.forwardedProps.iacCode, userId: "mallory" } } });
     expect((await post(otherUser)).json).toMatchObject({ error: { code: "THREAD_BINDING_CONFLICT" } });
-    const otherCwd = next(first, { forwardedProps: { iacCode: { ...first.forwardedProps.iacCode, cwd: path.join(first.forwardedProps.iacCode.cwd, "sub") } } });
+    const otherCwd = next(first, {
+      forwardedProps: { iacCode: { ...first.forwardedProps.iacCode, cwd: path.join(first.forwardedProps.iacCode.cwd, "sub") } },
+    });
     expect((await post(otherCwd)).status).toBe(409);
   });
 
@@ -143,8 +171,20 @@ describe("interrupts and resume over HTTP", () => {
 
   it.each([
     ["INCOMPLETE_RESUME", []],
-    ["INCOMPLETE_RESUME", [{ interruptId: "perm-1", status: "cancelled" }, { interruptId: "perm-1", status: "cancelled" }]],
-    ["UNKNOWN_INTERRUPT", [{ interruptId: "perm-1", status: "cancelled" }, { interruptId: "nope", status: "cancelled" }]],
+    [
+      "INCOMPLETE_RESUME",
+      [
+        { interruptId: "perm-1", status: "cancelled" },
+        { interruptId: "perm-1", status: "cancelled" },
+      ],
+    ],
+    [
+      "UNKNOWN_INTERRUPT",
+      [
+        { interruptId: "perm-1", status: "cancelled" },
+        { interruptId: "nope", status: "cancelled" },
+      ],
+    ],
     ["RESUME_PAYLOAD_INVALID", [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_always" } }]],
     ["RESUME_PAYLOAD_INVALID", [{ interruptId: "perm-1", status: "resolved" }]],
   ])("ends a bad resume with RUN_ERROR %s, sends nothing, and leaves the interrupt answerable", async (code, entries) => {
@@ -172,15 +212,23 @@ describe("interrupts and resume over HTTP", () => {
 
   it("does not cancel the task when the client leaves after the interrupt: the run ended durably", async () => {
     const { events } = await interrupted();
-    const taskId = (ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as { taskId: string }).taskId;
+    const taskId = (ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as { taskId: string })
+      .taskId;
     expect(calls("CancelTask").some((call) => (call.params as { id: string }).id === taskId)).toBe(false);
   });
 
   it("cancels an execution through the cancel route, clearing its interrupts", async () => {
     const { first, events } = await interrupted();
-    const { executionId, taskId } = ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as { executionId: string; taskId: string };
+    const { executionId, taskId } = ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as {
+      executionId: string;
+      taskId: string;
+    };
     const cancel = (id: string, body: unknown) =>
-      fetch(`${harness.service.url}/extensions/iac-code/v1/executions/${id}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${harness.service.url}/extensions/iac-code/v1/executions/${id}/cancel`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const identity = { threadId: first.threadId, rosInvocationId: "ros-1" };
 
     expect((await cancel(executionId, { ...identity, rosInvocationId: "ros-other" })).status).toBe(404);
@@ -210,7 +258,10 @@ describe("interrupts as frontend tools, for generic clients (R-SIB-4)", () => {
   afterAll(() => harness.close());
 
   it("opens and closes a tool call named iac-code.interrupt.<kind> with the interrupt id, and answers it in the resumed run", async () => {
-    const first = { ...runInput("permission"), forwardedProps: { ...runInput("x").forwardedProps, iacCodeDisplay: { interruptsAsTools: true } } };
+    const first = {
+      ...runInput("permission"),
+      forwardedProps: { ...runInput("x").forwardedProps, iacCodeDisplay: { interruptsAsTools: true } },
+    };
     const { events } = await postRun(harness.service.url, first);
     await expectValidRun(events);
     const start = ofType(events, EventType.TOOL_CALL_START).find((event) => event.toolCallId === "perm-1");
@@ -218,7 +269,10 @@ describe("interrupts as frontend tools, for generic clients (R-SIB-4)", () => {
     expect(ofType(events, EventType.TOOL_CALL_END).map((event) => event.toolCallId)).toContain("perm-1");
     interruptsOf(events);
 
-    const { events: resumed } = await postRun(harness.service.url, resume(first as Input, [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }]));
+    const { events: resumed } = await postRun(
+      harness.service.url,
+      resume(first as Input, [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }]),
+    );
     await expectValidRun(resumed);
     const result = ofType(resumed, EventType.TOOL_CALL_RESULT).find((event) => event.toolCallId === "perm-1");
     expect(JSON.parse(result!.content as string)).toEqual({ status: "resolved", payload: { decision: "allow_once" } });

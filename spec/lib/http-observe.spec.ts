@@ -5,49 +5,84 @@ import { interruptScript, permissionProjection } from "../support/interrupt-scri
 import { postRun, runInput, script, startHarness, uniqueId, type Harness } from "../support/service.js";
 
 const sessionOf = (events: AGUIEvent[]) =>
-  (events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as { value: { taskId: string; executionId: string } }).value;
+  (
+    events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as {
+      value: { taskId: string; executionId: string };
+    }
+  ).value;
 
 describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subscribe", () => {
   let harness: Harness;
   const permission = interruptScript("permission", permissionProjection);
   const slow = (turn: { text: string }) =>
     turn.text === "slow"
-      ? [script.task(), script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "First part. "), { delayMs: 400, frame: script.status("WORKING", undefined, "Second part.").frame }, script.status("COMPLETED")]
+      ? [
+          script.task(),
+          script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "First part. "),
+          { delayMs: 400, frame: script.status("WORKING", undefined, "Second part.").frame },
+          script.status("COMPLETED"),
+        ]
       : undefined;
   beforeAll(async () => {
     harness = await startHarness({ script: (turn) => permission(turn) ?? slow(turn), timeScale: 1 });
   });
   afterAll(() => harness.close());
-  const observe = (executionId: string, body: unknown) => postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, body);
+  const observe = (executionId: string, body: unknown) =>
+    postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, body);
 
   it("shows a paused execution: the session, the thread status with its interrupts, then the interrupt outcome; it never cancels", async () => {
     const first = runInput("permission");
     const { events } = await postRun(harness.service.url, first);
     const { executionId, taskId } = sessionOf(events);
-    const { status, events: observed } = await observe(executionId, { threadId: first.threadId, runId: first.runId, rosInvocationId: "ros-1" });
+    const { status, events: observed } = await observe(executionId, {
+      threadId: first.threadId,
+      runId: first.runId,
+      rosInvocationId: "ros-1",
+    });
     expect(status).toBe(200);
     await expectValidRun(observed);
     expect(observed.map((event) => event.type).slice(0, 3)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.STATE_SNAPSHOT]);
-    expect((observed[2] as { snapshot: unknown }).snapshot).toMatchObject({ threadId: first.threadId, runActive: false, pendingInterrupts: [{ id: "perm-1", kind: "permission" }] });
+    expect((observed[2] as { snapshot: unknown }).snapshot).toMatchObject({
+      threadId: first.threadId,
+      runActive: false,
+      pendingInterrupts: [{ id: "perm-1", kind: "permission" }],
+    });
     expect(observed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt", interrupts: [{ id: "perm-1" }] } });
-    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(false);
+    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(
+      false,
+    );
 
     // Observing took no lease: the thread's owner resumes as usual.
-    const resumed = await postRun(harness.service.url, { ...first, runId: uniqueId("run"), resume: [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }] });
+    const resumed = await postRun(harness.service.url, {
+      ...first,
+      runId: uniqueId("run"),
+      resume: [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }],
+    });
     expect(resumed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 
   it("follows a running execution to its end beside the run, starting from the thread status as a snapshot", async () => {
     const first = runInput("slow");
-    const response = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(first) });
+    const response = await fetch(harness.service.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(first),
+    });
     const reader = response.body!.getReader();
     let raw = "";
     while (!raw.includes("iac-code.session.v1")) raw += new TextDecoder().decode((await reader.read()).value);
-    const { executionId } = JSON.parse(raw.split("\n").find((line) => line.includes("iac-code.session.v1"))!.slice(6)).value as { executionId: string };
+    const { executionId } = JSON.parse(
+      raw
+        .split("\n")
+        .find((line) => line.includes("iac-code.session.v1"))!
+        .slice(6),
+    ).value as { executionId: string };
 
     const { events: observed } = await observe(executionId, { threadId: first.threadId });
     await expectValidRun(observed);
-    expect((observed.find((event) => event.type === EventType.STATE_SNAPSHOT) as { snapshot: { runActive: boolean } }).snapshot.runActive).toBe(true);
+    expect(
+      (observed.find((event) => event.type === EventType.STATE_SNAPSHOT) as { snapshot: { runActive: boolean } }).snapshot.runActive,
+    ).toBe(true);
     expect(observed.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     while (!(await reader.read()).done);
   });
@@ -78,7 +113,11 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
 
 describe("the disconnect grace window (R-SIB-7)", () => {
   let harness: Harness;
-  const slow = () => [script.task(), script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "Working. "), { delayMs: 300, frame: script.status("COMPLETED").frame }];
+  const slow = () => [
+    script.task(),
+    script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "Working. "),
+    { delayMs: 300, frame: script.status("COMPLETED").frame },
+  ];
   beforeAll(async () => {
     harness = await startHarness({ script: slow, timeScale: 1 }, { disconnectGraceMs: 60_000 });
   });
@@ -87,16 +126,30 @@ describe("the disconnect grace window (R-SIB-7)", () => {
   it("does not cancel a client that left within the window and came back as an observer, which follows the task to its end", async () => {
     const first = runInput("slow");
     const abort = new AbortController();
-    const response = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(first), signal: abort.signal });
+    const response = await fetch(harness.service.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(first),
+      signal: abort.signal,
+    });
     const reader = response.body!.getReader();
     let raw = "";
     while (!raw.includes("iac-code.session.v1")) raw += new TextDecoder().decode((await reader.read()).value);
-    const { executionId, taskId } = JSON.parse(raw.split("\n").find((line) => line.includes("iac-code.session.v1"))!.slice(6)).value as { executionId: string; taskId: string };
+    const { executionId, taskId } = JSON.parse(
+      raw
+        .split("\n")
+        .find((line) => line.includes("iac-code.session.v1"))!
+        .slice(6),
+    ).value as { executionId: string; taskId: string };
     abort.abort();
 
-    const observed = await postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, { threadId: first.threadId });
+    const observed = await postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, {
+      threadId: first.threadId,
+    });
     await expectValidRun(observed.events);
     expect(observed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
-    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(false);
+    expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(
+      false,
+    );
   });
 });

@@ -39,7 +39,11 @@ describe("pipeline mode over HTTP", () => {
     expect(started.filter((name) => name.startsWith("candidate:")).length).toBeGreaterThanOrEqual(2);
     expect([...finished].sort()).toEqual([...started].sort());
 
-    const messages = new Set(ofType(events, EventType.TEXT_MESSAGE_START).map((event) => event.messageId).filter((id) => id.startsWith("pipeline-message:")));
+    const messages = new Set(
+      ofType(events, EventType.TEXT_MESSAGE_START)
+        .map((event) => event.messageId)
+        .filter((id) => id.startsWith("pipeline-message:")),
+    );
     expect(messages.size).toBeGreaterThanOrEqual(3);
 
     const custom = pipelineEvents(events);
@@ -47,7 +51,16 @@ describe("pipeline mode over HTTP", () => {
     for (const value of custom) expect(CUSTOM_EVENT_TYPES).toContain(value.eventType);
     expect(new Set(custom.map((value) => value.eventId)).size).toBe(custom.length);
     const types = new Set(custom.map((value) => value.eventType));
-    for (const standard of ["text_delta", "thinking_delta", "tool_started", "tool_result", "usage", "message_started", "context_usage", "backup_committed"]) {
+    for (const standard of [
+      "text_delta",
+      "thinking_delta",
+      "tool_started",
+      "tool_result",
+      "usage",
+      "message_started",
+      "context_usage",
+      "backup_committed",
+    ]) {
       expect(types).not.toContain(standard);
     }
     expect((events.at(-1) as { usage?: unknown[] }).usage?.length).toBeGreaterThan(0);
@@ -62,7 +75,9 @@ describe("pipeline mode over HTTP", () => {
     const open = ofType(paused.events, EventType.STEP_STARTED).map((event) => event.stepName);
     expect(open).toContain("deploy");
 
-    const { events } = await post(resume(first, [{ interruptId: outcome.interrupts[0]!.id, status: "resolved", payload: { decision: "allow_once" } }]));
+    const { events } = await post(
+      resume(first, [{ interruptId: outcome.interrupts[0]!.id, status: "resolved", payload: { decision: "allow_once" } }]),
+    );
     await expectValidRun(events);
     expect(events[0]!.type).toBe(EventType.RUN_STARTED);
     expect(events[1]).toEqual({ type: EventType.STEP_STARTED, stepName: "deploy" });
@@ -92,7 +107,11 @@ describe("pipeline mode over HTTP", () => {
     await expectValidRun(events);
     const snapshots = ofType(events, EventType.ACTIVITY_SNAPSHOT);
     expect(snapshots).toHaveLength(1);
-    expect(snapshots[0]).toMatchObject({ activityType: "iac-code.pipeline.v1", replace: true, messageId: expect.stringMatching(/^pipeline:/) });
+    expect(snapshots[0]).toMatchObject({
+      activityType: "iac-code.pipeline.v1",
+      replace: true,
+      messageId: expect.stringMatching(/^pipeline:/),
+    });
     const custom = pipelineEvents(events);
     expect(new Set(custom.map((value) => value.eventId)).size).toBe(custom.length);
     const started = ofType(events, EventType.STEP_STARTED).map((event) => event.stepName);
@@ -109,7 +128,9 @@ describe("pipeline mode over HTTP", () => {
     const interrupt = outcome.interrupts[0]!;
     const { events } = await post(resume(first, [{ interruptId: interrupt.id, status: "resolved", payload: { decision: "allow_once" } }]));
     await expectValidRun(events);
-    const sent = harness.kernel.received.filter((call) => call.method === "SendMessage").at(-1)!.params as { message: { messageId: string; parts: unknown[] } };
+    const sent = harness.kernel.received.filter((call) => call.method === "SendMessage").at(-1)!.params as {
+      message: { messageId: string; parts: unknown[] };
+    };
     expect(sent.message.messageId).toBe(`agui-resume-${interrupt.id}`);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });

@@ -25,7 +25,12 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     expect(events[0]).toEqual({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId, parentRunId: "run-before" });
     const sessions = ofType(events, EventType.CUSTOM).filter((event) => event.name === "iac-code.session.v1");
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.value).toMatchObject({ schemaVersion: 1, threadId: input.threadId, aguiRunId: input.runId, rosInvocationId: "ros-1" });
+    expect(sessions[0]!.value).toMatchObject({
+      schemaVersion: 1,
+      threadId: input.threadId,
+      aguiRunId: input.runId,
+      rosInvocationId: "ros-1",
+    });
     expect(sessions[0]!.value.taskId).toEqual(expect.any(String));
     expect(sessions[0]!.value.sessionId).toEqual(expect.any(String));
 
@@ -39,7 +44,12 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     expect(contents.some((event) => event.delta === text)).toBe(false);
 
     const finished = events.at(-1);
-    expect(finished).toMatchObject({ type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, outcome: { type: "success" } });
+    expect(finished).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      threadId: input.threadId,
+      runId: input.runId,
+      outcome: { type: "success" },
+    });
     expect((finished as { usage?: unknown[] }).usage?.length).toBeGreaterThan(0);
   });
 
@@ -48,8 +58,15 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     await expectValidRun(events);
     const seen = new Set(types(events));
     for (const type of [
-      EventType.REASONING_START, EventType.REASONING_MESSAGE_START, EventType.REASONING_MESSAGE_CONTENT, EventType.REASONING_MESSAGE_END, EventType.REASONING_END,
-      EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT,
+      EventType.REASONING_START,
+      EventType.REASONING_MESSAGE_START,
+      EventType.REASONING_MESSAGE_CONTENT,
+      EventType.REASONING_MESSAGE_END,
+      EventType.REASONING_END,
+      EventType.TOOL_CALL_START,
+      EventType.TOOL_CALL_ARGS,
+      EventType.TOOL_CALL_END,
+      EventType.TOOL_CALL_RESULT,
     ]) {
       expect(seen).toContain(type);
     }
@@ -57,7 +74,9 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     const customs = ofType(events, EventType.CUSTOM).map((event) => event.name);
     expect(customs).toContain("iac-code.tool-progress.v1");
     expect(customs).toContain("iac-code.artifact.v1");
-    const statuses = ofType(events, EventType.TOOL_CALL_RESULT).map((event) => (event.metadata as { "iac-code": { status: string } })["iac-code"].status);
+    const statuses = ofType(events, EventType.TOOL_CALL_RESULT).map(
+      (event) => (event.metadata as { "iac-code": { status: string } })["iac-code"].status,
+    );
     expect(statuses).toEqual(expect.arrayContaining(["completed", "failed"]));
     expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
   });
@@ -92,13 +111,39 @@ describe("run endings and unknown input from the kernel", () => {
     ["cancelled", () => [script.task(), script.status("WORKING", undefined, "partial"), script.status("CANCELED")]],
     ["cut", () => [script.task(), script.status("WORKING", { tool: { status: "started", toolUseId: "u1", name: "deploy" } })]],
     ["input-required", () => [script.task(), script.status("WORKING", undefined, "Need more"), script.status("INPUT_REQUIRED")]],
-    ["unknown", () => [
-      script.task(),
-      script.status("WORKING", { someFutureKey: { a: 1 }, tool: { status: "teleported", toolUseId: "u9" }, thinking: { type: "encrypted", text: "x" } }),
-      { delayMs: 0, frame: { statusUpdate: { taskId: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_WORKING", message: { messageId: "m", role: "ROLE_AGENT", parts: [{ raw: "AAAA" }, { url: "https://x" }, { data: { a: 1 } }, { text: "ok" }] } } } } },
-      { delayMs: 0, frame: { statusUpdate: { taskId: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_DREAMING" } } } },
-      script.status("COMPLETED"),
-    ]],
+    [
+      "unknown",
+      () => [
+        script.task(),
+        script.status("WORKING", {
+          someFutureKey: { a: 1 },
+          tool: { status: "teleported", toolUseId: "u9" },
+          thinking: { type: "encrypted", text: "x" },
+        }),
+        {
+          delayMs: 0,
+          frame: {
+            statusUpdate: {
+              taskId: "${taskId}",
+              contextId: "${contextId}",
+              status: {
+                state: "TASK_STATE_WORKING",
+                message: {
+                  messageId: "m",
+                  role: "ROLE_AGENT",
+                  parts: [{ raw: "AAAA" }, { url: "https://x" }, { data: { a: 1 } }, { text: "ok" }],
+                },
+              },
+            },
+          },
+        },
+        {
+          delayMs: 0,
+          frame: { statusUpdate: { taskId: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_DREAMING" } } },
+        },
+        script.status("COMPLETED"),
+      ],
+    ],
   ]);
   beforeAll(async () => {
     harness = await startHarness({ script: ({ text }) => scripts.get(text)?.() });

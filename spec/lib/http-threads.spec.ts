@@ -13,20 +13,31 @@ type Input = ReturnType<typeof runInput>;
 const allow = [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }];
 const resume = (first: Input, entries: unknown[]) => ({ ...first, runId: uniqueId("run"), resume: entries });
 const sessionOf = (events: AGUIEvent[]) =>
-  (events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as { value: { taskId: string; executionId: string } }).value;
+  (
+    events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as {
+      value: { taskId: string; executionId: string };
+    }
+  ).value;
 
 describe("thread state across restarts, expiry and failures", () => {
   const permission = interruptScript("permission", permissionProjection);
   const slow = (turn: { text: string }) =>
-    turn.text === "slow" ? [script.task(), script.status("WORKING", undefined, "..."), { delayMs: 600_000, frame: script.status("COMPLETED").frame }] : undefined;
+    turn.text === "slow"
+      ? [script.task(), script.status("WORKING", undefined, "..."), { delayMs: 600_000, frame: script.status("COMPLETED").frame }]
+      : undefined;
   let clock = Date.now();
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ script: (turn) => permission(turn) ?? slow(turn), timeScale: 1 }, { interruptTtlS: 60 }, { now: () => clock });
+    harness = await startHarness(
+      { script: (turn) => permission(turn) ?? slow(turn), timeScale: 1 },
+      { interruptTtlS: 60 },
+      { now: () => clock },
+    );
   });
   afterAll(() => harness.close());
   const post = (body: unknown, url = harness.service.url) => postRun(url, body);
-  const cancelCalls = () => harness.kernel.received.filter((call) => call.method === "CancelTask").map((call) => (call.params as { id: string }).id);
+  const cancelCalls = () =>
+    harness.kernel.received.filter((call) => call.method === "CancelTask").map((call) => (call.params as { id: string }).id);
 
   it("resumes after the service was stopped and started again on the same state directory", async () => {
     const config = testConfig({ a2aUrl: harness.kernel.url, stateDir: harness.stateDir });
@@ -55,7 +66,11 @@ describe("thread state across restarts, expiry and failures", () => {
     await expectValidRun(expired);
     expect(expired.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "EXECUTION_EXPIRED" });
     await waitFor(() => cancelCalls().includes(taskId));
-    const { events: fresh } = await post({ ...first, runId: uniqueId("run"), messages: [{ id: uniqueId("m"), role: "user", content: "chat" }] });
+    const { events: fresh } = await post({
+      ...first,
+      runId: uniqueId("run"),
+      messages: [{ id: uniqueId("m"), role: "user", content: "chat" }],
+    });
     expect(fresh.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
   });
 
@@ -72,7 +87,9 @@ describe("thread state across restarts, expiry and failures", () => {
     const threadId = uniqueId("thread");
     const abort = new AbortController();
     const running = fetch(harness.service.url, {
-      method: "POST", headers: { "content-type": "application/json" }, signal: abort.signal,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      signal: abort.signal,
       body: JSON.stringify(runInput("slow", { threadId })),
     });
     const reader = (await running).body!.getReader();
@@ -90,7 +107,11 @@ describe("thread state across restarts, expiry and failures", () => {
     const results = await Promise.all([1, 2, 3, 4].map(() => post(runInput("chat", { threadId }))));
     const statuses = results.map((result) => result.status).sort();
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
-    expect(results.filter((result) => result.status === 409).every((result) => (result.json as { error: { code: string } }).error.code === "THREAD_BUSY")).toBe(true);
+    expect(
+      results
+        .filter((result) => result.status === 409)
+        .every((result) => (result.json as { error: { code: string } }).error.code === "THREAD_BUSY"),
+    ).toBe(true);
   });
 
   it("answers 503 STATE_UNAVAILABLE for a thread whose file is corrupt, and only for that thread", async () => {
@@ -105,12 +126,18 @@ describe("thread state across restarts, expiry and failures", () => {
   });
 
   it("never writes credentials or conversation text to the state directory", async () => {
-    const secrets = { llmApiKey: "sk-live-123456", alibabaCloud: { accessKeyId: "LTAI-id", accessKeySecret: "very-secret-ak", securityToken: "sts-token-xyz", regionId: "cn-hangzhou" } };
+    const secrets = {
+      llmApiKey: "sk-live-123456",
+      alibabaCloud: { accessKeyId: "LTAI-id", accessKeySecret: "very-secret-ak", securityToken: "sts-token-xyz", regionId: "cn-hangzhou" },
+    };
     const first = runInput("permission about my secret project Zephyr", {}, secrets);
     await post(first);
     const dir = path.join(harness.stateDir, "threads");
-    const everything = readdirSync(dir).map((file) => readFileSync(path.join(dir, file), "utf8")).join("\n");
-    for (const forbidden of ["sk-live-123456", "very-secret-ak", "sts-token-xyz", "Zephyr", "I will deploy"]) expect(everything).not.toContain(forbidden);
+    const everything = readdirSync(dir)
+      .map((file) => readFileSync(path.join(dir, file), "utf8"))
+      .join("\n");
+    for (const forbidden of ["sk-live-123456", "very-secret-ak", "sts-token-xyz", "Zephyr", "I will deploy"])
+      expect(everything).not.toContain(forbidden);
   });
 });
 
@@ -125,7 +152,11 @@ describe("a store that fails when the run pauses", () => {
       save: (state: ThreadState) =>
         Object.keys(state.execution.pending).length > 0 ? Promise.reject(new Error("disk full")) : files.save(state),
     };
-    harness = await startHarness({ script: interruptScript("permission", permissionProjection) }, { stateDir: config.stateDir }, { store: failing });
+    harness = await startHarness(
+      { script: interruptScript("permission", permissionProjection) },
+      { stateDir: config.stateDir },
+      { store: failing },
+    );
   });
   afterAll(() => harness.close());
 
@@ -135,6 +166,8 @@ describe("a store that fails when the run pauses", () => {
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "STATE_PERSISTENCE_FAILED" });
     expect(JSON.stringify(events)).not.toContain('"interrupt"');
     const { taskId } = sessionOf(events);
-    await waitFor(() => harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId));
+    await waitFor(() =>
+      harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId),
+    );
   });
 });

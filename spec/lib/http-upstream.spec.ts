@@ -16,16 +16,33 @@ describe("what the service sends the kernel", () => {
 
   it("maps the RunAgentInput onto SendStreamingMessage as the wire contract §1 says, with A2A-Version and the kernel token", async () => {
     const image = Buffer.from("fake png bytes").toString("base64");
-    const input = runInput("ignored", {
-      messages: [
-        { id: "old-user", role: "user", content: "earlier turn" },
-        { id: "a1", role: "assistant", content: "earlier answer" },
-        { id: "user-42", role: "user", content: [{ type: "text", text: "Describe " }, { type: "image", source: { type: "data", value: image, mimeType: "image/png" } }] },
-      ],
-    }, {
-      model: "  qwen-max ", llmApiKey: "sk-secret", thinking: { enabled: true, effort: "high", budget: 2048 }, userId: "u-1", channel: "web",
-      preferredLanguage: "ja", runMode: "normal", alibabaCloud: { accessKeyId: "AK", accessKeySecret: "SK", securityToken: "STS", regionId: "cn-hangzhou" },
-    });
+    const input = runInput(
+      "ignored",
+      {
+        messages: [
+          { id: "old-user", role: "user", content: "earlier turn" },
+          { id: "a1", role: "assistant", content: "earlier answer" },
+          {
+            id: "user-42",
+            role: "user",
+            content: [
+              { type: "text", text: "Describe " },
+              { type: "image", source: { type: "data", value: image, mimeType: "image/png" } },
+            ],
+          },
+        ],
+      },
+      {
+        model: "  qwen-max ",
+        llmApiKey: "sk-secret",
+        thinking: { enabled: true, effort: "high", budget: 2048 },
+        userId: "u-1",
+        channel: "web",
+        preferredLanguage: "ja",
+        runMode: "normal",
+        alibabaCloud: { accessKeyId: "AK", accessKeySecret: "SK", securityToken: "STS", regionId: "cn-hangzhou" },
+      },
+    );
     const { events } = await postRun(harness.service.url, input);
     await expectValidRun(events);
 
@@ -41,9 +58,21 @@ describe("what the service sends the kernel", () => {
         parts: [{ text: "Describe " }, { data: { filename: "agui-image-1", bytes: image }, mediaType: "image/png" }],
         metadata: {
           iac_code: {
-            cwd: os.tmpdir(), iac_code_model: "qwen-max", iac_code_api_key: "sk-secret", thinking: { enabled: true, effort: "high", budget: 2048 },
-            user_id: "u-1", channel: "web", run_mode: "normal", cleanupOnly: false, rosInvocationId: "ros-1", preferredLanguage: "ja", llm_headers: {},
-            alibaba_cloud_access_key_id: "AK", alibaba_cloud_access_key_secret: "SK", alibaba_cloud_security_token: "STS", alibaba_cloud_region_id: "cn-hangzhou",
+            cwd: os.tmpdir(),
+            iac_code_model: "qwen-max",
+            iac_code_api_key: "sk-secret",
+            thinking: { enabled: true, effort: "high", budget: 2048 },
+            user_id: "u-1",
+            channel: "web",
+            run_mode: "normal",
+            cleanupOnly: false,
+            rosInvocationId: "ros-1",
+            preferredLanguage: "ja",
+            llm_headers: {},
+            alibaba_cloud_access_key_id: "AK",
+            alibaba_cloud_access_key_secret: "SK",
+            alibaba_cloud_security_token: "STS",
+            alibaba_cloud_region_id: "cn-hangzhou",
           },
         },
       },
@@ -70,7 +99,11 @@ describe("a live stream", () => {
       {
         timeScale: 1,
         // Text, then a silence far longer than any test: only a heartbeat or a disconnect can happen next.
-        script: () => [script.task(), script.status("WORKING", { iacCodeSessionId: "s-1" }, "Working on it"), { delayMs: 600_000, frame: script.status("COMPLETED").frame }],
+        script: () => [
+          script.task(),
+          script.status("WORKING", { iacCodeSessionId: "s-1" }, "Working on it"),
+          { delayMs: 600_000, frame: script.status("COMPLETED").frame },
+        ],
       },
       { heartbeatMs: 25 },
     );
@@ -95,12 +128,14 @@ describe("a live stream", () => {
     }
     expect(raw).toContain('"type":"TEXT_MESSAGE_CONTENT"');
     // The heartbeat is a comment, never an AG-UI event.
-    expect(raw).not.toContain("heartbeat\"");
+    expect(raw).not.toContain('heartbeat"');
 
     const taskId = /"taskId":"([^"]+)"/.exec(raw)?.[1];
     expect(taskId).toBeDefined();
     abort.abort();
-    await waitFor(() => harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id?: string }).id === taskId));
+    await waitFor(() =>
+      harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id?: string }).id === taskId),
+    );
     const task = await new A2AClient({ url: harness.kernel.url }).getTask(taskId!);
     expect(task).toMatchObject({ status: { state: "TASK_STATE_CANCELED" } });
   });

@@ -8,7 +8,10 @@ import { LOCALES_DIR } from "../../lib/paths.js";
 const locales = Object.fromEntries(
   readdirSync(LOCALES_DIR)
     .filter((file) => file.endsWith(".json"))
-    .map((file) => [path.basename(file, ".json"), JSON.parse(readFileSync(path.join(LOCALES_DIR, file), "utf8")) as Record<string, string>]),
+    .map((file) => [
+      path.basename(file, ".json"),
+      JSON.parse(readFileSync(path.join(LOCALES_DIR, file), "utf8")) as Record<string, string>,
+    ]),
 );
 const english = locales.en!;
 const codes = Object.keys(HTTP_STATUS) as ErrorCode[];

@@ -66,7 +66,8 @@ function recordingIn(dir: string, ready: (text: string) => boolean = () => true)
 /** The live task id, as the header comment names it. */
 const headerTaskId = (text: string) => /^# iac-code-agui recording of task (\S+),/.exec(text)?.[1];
 
-const types = (events: readonly AGUIEvent[]) => events.map((event) => (event.type === EventType.CUSTOM ? `CUSTOM:${(event as { name: string }).name}` : event.type));
+const types = (events: readonly AGUIEvent[]) =>
+  events.map((event) => (event.type === EventType.CUSTOM ? `CUSTOM:${(event as { name: string }).name}` : event.type));
 
 const outcomeOf = (events: readonly AGUIEvent[]) => (events.at(-1) as { outcome?: { type: string; interrupts?: Interrupt[] } }).outcome;
 
@@ -77,7 +78,11 @@ async function runScenario(url: string, text: string, answer?: unknown): Promise
   await expectValidRun(paused.events);
   if (answer === undefined) return [paused.events];
   const interrupt = outcomeOf(paused.events)!.interrupts![0]!;
-  const resumed = await postRun(url, { ...first, runId: uniqueId("run"), resume: [{ interruptId: interrupt.id, status: "resolved", payload: answer }] });
+  const resumed = await postRun(url, {
+    ...first,
+    runId: uniqueId("run"),
+    resume: [{ interruptId: interrupt.id, status: "resolved", payload: answer }],
+  });
   await expectValidRun(resumed.events);
   return [paused.events, resumed.events];
 }
@@ -105,8 +110,21 @@ async function recordAndReplay(fixture: string, answer?: unknown) {
 describe("recorder: credentials", () => {
   it("knows the credential keys, case and separators aside, and leaves counts and MCP progress tokens alone", () => {
     for (const key of [
-      "iac_code_api_key", "llmApiKey", "alibaba_cloud_access_key_secret", "alibaba_cloud_security_token", "accessKeySecret",
-      "securityToken", "authorization", "Authorization", "token", "apiKey", "API_KEY", "password", "secret", "x-api-key", "client_secret",
+      "iac_code_api_key",
+      "llmApiKey",
+      "alibaba_cloud_access_key_secret",
+      "alibaba_cloud_security_token",
+      "accessKeySecret",
+      "securityToken",
+      "authorization",
+      "Authorization",
+      "token",
+      "apiKey",
+      "API_KEY",
+      "password",
+      "secret",
+      "x-api-key",
+      "client_secret",
     ]) {
       expect([key, isSecretKey(key)]).toEqual([key, true]);
     }
@@ -116,17 +134,30 @@ describe("recorder: credentials", () => {
   });
 
   it("redacts by key at any depth and by value wherever a known credential appears", () => {
-    const secrets = secretsIn({ message: { metadata: { iac_code: { iac_code_api_key: "sk-live-123456", cwd: "/tmp", llm_headers: { Authorization: "Bearer abcdef" } } } } });
+    const secrets = secretsIn({
+      message: {
+        metadata: { iac_code: { iac_code_api_key: "sk-live-123456", cwd: "/tmp", llm_headers: { Authorization: "Bearer abcdef" } } },
+      },
+    });
     expect([...secrets].sort()).toEqual(["Bearer abcdef", "sk-live-123456"]);
     const frame = {
       statusUpdate: {
-        metadata: { iac_code: { nested: [{ Password: { any: "thing" } }], echo: "sk-live-123456", said: "your key sk-live-123456, ok", usage: { input_tokens: 3 } } },
+        metadata: {
+          iac_code: {
+            nested: [{ Password: { any: "thing" } }],
+            echo: "sk-live-123456",
+            said: "your key sk-live-123456, ok",
+            usage: { input_tokens: 3 },
+          },
+        },
         token: 7,
       },
     };
     expect(redact(frame, secrets)).toEqual({
       statusUpdate: {
-        metadata: { iac_code: { nested: [{ Password: REDACTED }], echo: REDACTED, said: `your key ${REDACTED}, ok`, usage: { input_tokens: 3 } } },
+        metadata: {
+          iac_code: { nested: [{ Password: REDACTED }], echo: REDACTED, said: `your key ${REDACTED}, ok`, usage: { input_tokens: 3 } },
+        },
         token: REDACTED,
       },
     });
@@ -164,7 +195,9 @@ describe("recorder: real runs recorded and replayed", () => {
     expect(frameLines.join("\n")).not.toMatch(/agui-[0-9a-f]{40}/);
 
     expect(types(replayed[0]!)).toEqual(types(original[0]!));
-    expect(types(original[0]!)).toEqual(expect.arrayContaining(["REASONING_START", "TOOL_CALL_START", "CUSTOM:iac-code.artifact.v1", "TEXT_MESSAGE_CONTENT"]));
+    expect(types(original[0]!)).toEqual(
+      expect.arrayContaining(["REASONING_START", "TOOL_CALL_START", "CUSTOM:iac-code.artifact.v1", "TEXT_MESSAGE_CONTENT"]),
+    );
   });
 
   it("permission: the resume is a turn-1 section of the same file, and interrupt + resume replay alike", async () => {
@@ -199,7 +232,11 @@ describe("recorder: real runs recorded and replayed", () => {
       const sts = iac.alibaba_cloud_security_token!;
       return [
         script.task(),
-        script.status("WORKING", { echoed: { key, nested: [{ note: `sts=${sts}` }] }, accessKeySecret: secret, debug: { headers: { authorization: `Bearer ${key}` } } }),
+        script.status("WORKING", {
+          echoed: { key, nested: [{ note: `sts=${sts}` }] },
+          accessKeySecret: secret,
+          debug: { headers: { authorization: `Bearer ${key}` } },
+        }),
         script.status("WORKING", undefined, `I used the key ${key} and ${secret}.`),
         script.status("COMPLETED"),
       ];
@@ -251,8 +288,16 @@ const frames = {
 const firstCall = { message: { messageId: "m1", role: "ROLE_USER", contextId: CONTEXT_ID, parts: [{ text: "hello there" }] } };
 const answerCall = (decision: string) => ({
   message: {
-    messageId: "m2", role: "ROLE_USER", contextId: CONTEXT_ID, taskId: TASK_ID,
-    parts: [{ data: { schemaVersion: 1, kind: "permission", requestTaskId: TASK_ID, inputId: "p1", toolUseId: "t1", decision }, mediaType: "application/json" }],
+    messageId: "m2",
+    role: "ROLE_USER",
+    contextId: CONTEXT_ID,
+    taskId: TASK_ID,
+    parts: [
+      {
+        data: { schemaVersion: 1, kind: "permission", requestTaskId: TASK_ID, inputId: "p1", toolUseId: "t1", decision },
+        mediaType: "application/json",
+      },
+    ],
   },
 });
 
@@ -290,10 +335,18 @@ describe("recorder: the stream and the file", () => {
   it("an upstream failure that is no JSON-RPC error is only noted, and the file still parses", async () => {
     const dir = await tempDir("agui-rec-unit-");
     const recorder = new Recorder(dir);
-    await lastValueFrom(recorder.record(firstCall, defer(() => new Observable<JsonRpcResult>((s) => {
-      s.next(frames.task());
-      s.error(unavailable(new Error("socket hang up")));
-    })))).catch(() => undefined);
+    await lastValueFrom(
+      recorder.record(
+        firstCall,
+        defer(
+          () =>
+            new Observable<JsonRpcResult>((s) => {
+              s.next(frames.task());
+              s.error(unavailable(new Error("socket hang up")));
+            }),
+        ),
+      ),
+    ).catch(() => undefined);
     await recorder.idle();
     const [name] = await recordings(dir);
     const text = await readFile(path.join(dir, name!), "utf8");
@@ -360,7 +413,9 @@ describe("recorder: the stream and the file", () => {
 
     // Turn 1: the write stops between the complete temp file and the rename, as a process killed there would.
     holdNext = true;
-    await lastValueFrom(recorder.record(answerCall("deny"), of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED", "denied"))));
+    await lastValueFrom(
+      recorder.record(answerCall("deny"), of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED", "denied"))),
+    );
     await waitFor(() => held !== undefined);
     expect(await readdir(dir)).toHaveLength(2); // the recording and the temp file
     expect(await listFixtures(dir)).toEqual([name!.replace(/\.jsonl$/, "")]); // the kernel lists only the recording…
@@ -375,7 +430,12 @@ describe("recorder: the stream and the file", () => {
     expect(await readFile(file, "utf8")).toBe(turn0);
 
     // The next answer is appended as turn 1, with its `when`.
-    await lastValueFrom(recorder.record(answerCall("allow_once"), of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED", "done"))));
+    await lastValueFrom(
+      recorder.record(
+        answerCall("allow_once"),
+        of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED", "done")),
+      ),
+    );
     await recorder.idle();
     const sections = parseFixture(await readFile(file, "utf8"));
     expect(sections.map(({ turn, when }) => ({ turn, when }))).toEqual([
@@ -391,8 +451,15 @@ describe("recorder: the stream and the file", () => {
     await first.idle();
     // A new recorder (a restarted service) finds the task's file by its short id.
     const second = new Recorder(dir);
-    await lastValueFrom(second.record(answerCall("maybe"), throwError(() => executionFailed({ code: -32602, message: "Invalid permission answer" })))).catch(() => undefined);
-    await lastValueFrom(second.record(answerCall("deny"), of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED"))));
+    await lastValueFrom(
+      second.record(
+        answerCall("maybe"),
+        throwError(() => executionFailed({ code: -32602, message: "Invalid permission answer" })),
+      ),
+    ).catch(() => undefined);
+    await lastValueFrom(
+      second.record(answerCall("deny"), of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED"))),
+    );
     await second.idle();
     const files = await recordings(dir);
     expect(files).toHaveLength(1);

@@ -1,13 +1,7 @@
 import { describe, expect, it, jest, afterEach } from "@jest/globals";
 import { createHash } from "node:crypto";
 import type { UserMessage } from "@ag-ui/core";
-import {
-  contextIdFor,
-  iacCodeMetadata,
-  latestUserMessage,
-  toSendMessageParams,
-  toUserParts,
-} from "../../lib/a2a/request-mapping.js";
+import { contextIdFor, iacCodeMetadata, latestUserMessage, toSendMessageParams, toUserParts } from "../../lib/a2a/request-mapping.js";
 import type { IacCodeExtension, ValidRunInput } from "../../lib/validation.js";
 
 const PNG = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
@@ -46,7 +40,12 @@ describe("contextIdFor", () => {
 
 describe("latestUserMessage", () => {
   it("finds the newest user message, skipping later messages of other roles", () => {
-    const messages = [user("u-1", "first"), { id: "a-1", role: "assistant" as const, content: "ok" }, user("u-2", "second"), { id: "a-2", role: "assistant" as const, content: "done" }];
+    const messages = [
+      user("u-1", "first"),
+      { id: "a-1", role: "assistant" as const, content: "ok" },
+      user("u-2", "second"),
+      { id: "a-2", role: "assistant" as const, content: "done" },
+    ];
     expect(latestUserMessage({ messages })?.id).toBe("u-2");
   });
 

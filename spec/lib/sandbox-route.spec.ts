@@ -80,11 +80,18 @@ describe("the sandbox route", () => {
     const response = await fetch(`${url}/sandbox/fixtures`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    const body = (await response.json()) as { fixtures: Array<{ name: string; description: string; pipeline: boolean }>; defaults: { cwd: string } };
-    const names = readdirSync(FIXTURES_DIR).filter((file) => file.endsWith(".jsonl")).map((file) => file.slice(0, -".jsonl".length));
+    const body = (await response.json()) as {
+      fixtures: Array<{ name: string; description: string; pipeline: boolean }>;
+      defaults: { cwd: string };
+    };
+    const names = readdirSync(FIXTURES_DIR)
+      .filter((file) => file.endsWith(".jsonl"))
+      .map((file) => file.slice(0, -".jsonl".length));
     expect(body.fixtures.map((fixture) => fixture.name)).toEqual(names.sort());
     for (const fixture of body.fixtures) {
-      const firstComment = readFileSync(path.join(FIXTURES_DIR, `${fixture.name}.jsonl`), "utf8").split("\n").find((line) => line.startsWith("#"));
+      const firstComment = readFileSync(path.join(FIXTURES_DIR, `${fixture.name}.jsonl`), "utf8")
+        .split("\n")
+        .find((line) => line.startsWith("#"));
       expect(fixture.description).toBe(firstComment!.replace(/^#\s?/, "").trim());
     }
     const byName = new Map(body.fixtures.map((fixture) => [fixture.name, fixture]));
@@ -100,7 +107,10 @@ describe("the sandbox route", () => {
 
   it("reads fixture files as the kernel names them: .jsonl only, plain names, the first comment line", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "sandbox-fixtures-"));
-    writeFileSync(path.join(dir, "b-two.jsonl"), '\n# First line.\n# Send with runMode "pipeline".\n{"delayMs": 0}\n# not the description\n');
+    writeFileSync(
+      path.join(dir, "b-two.jsonl"),
+      '\n# First line.\n# Send with runMode "pipeline".\n{"delayMs": 0}\n# not the description\n',
+    );
     writeFileSync(path.join(dir, "a_one.jsonl"), '{"delayMs": 0}\n# too late to describe the file\n');
     writeFileSync(path.join(dir, "bad name.jsonl"), "# skipped: the kernel could not pick it\n");
     writeFileSync(path.join(dir, "notes.md"), "# not a fixture\n");
@@ -118,9 +128,12 @@ describe("the sandbox route behind a bearer token", () => {
   });
   afterAll(() => harness.close());
 
-  it.each(["/sandbox", "/sandbox/main.js", "/sandbox/fixtures"])("serves %s without the token, so a browser tab can open the page", async (route) => {
-    expect((await fetch(`${harness.service.url}${route}`)).status).toBe(200);
-  });
+  it.each(["/sandbox", "/sandbox/main.js", "/sandbox/fixtures"])(
+    "serves %s without the token, so a browser tab can open the page",
+    async (route) => {
+      expect((await fetch(`${harness.service.url}${route}`)).status).toBe(200);
+    },
+  );
 
   it("still refuses what the page calls without the token: the runs themselves", async () => {
     const refused = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });

@@ -18,7 +18,9 @@ class FakeResponse {
   destroyed = false;
   #onClose: Array<() => void> = [];
 
-  writeHead() { return this; }
+  writeHead() {
+    return this;
+  }
   flushHeaders() {}
   write(chunk: string) {
     this.written.push(chunk);
@@ -26,8 +28,13 @@ class FakeResponse {
     this.maxBacklog = Math.max(this.maxBacklog, this.writableLength);
     return this.writableLength === 0;
   }
-  read() { this.writableLength = 0; }
-  end() { this.ended = true; return this; }
+  read() {
+    this.writableLength = 0;
+  }
+  end() {
+    this.ended = true;
+    return this;
+  }
   destroy() {
     this.destroyed = true;
     queueMicrotask(() => this.#onClose.forEach((handler) => handler()));
@@ -37,7 +44,9 @@ class FakeResponse {
     if (event === "close") this.#onClose.push(handler);
     return this;
   }
-  asResponse() { return this as unknown as SseResponse; }
+  asResponse() {
+    return this as unknown as SseResponse;
+  }
 }
 
 const content = (delta: string): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta });
@@ -74,7 +83,10 @@ describe("pipeToSse", () => {
     const items = new Subject<SseItem>();
     let runLeft = false;
     const reasons: number[] = [];
-    pipeToSse(items.pipe(finalize(() => (runLeft = true))), res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024, onSlowClient: (backlog) => reasons.push(backlog) });
+    pipeToSse(items.pipe(finalize(() => (runLeft = true))), res.asResponse(), () => {}, {
+      maxBacklogBytes: 64 * 1024,
+      onSlowClient: (backlog) => reasons.push(backlog),
+    });
     const event = content("x".repeat(1000));
     // One event a tick, as a kernel that streams steadily sends them.
     for (let i = 0; i < 10_000 && items.observed; i++) {
@@ -88,7 +100,7 @@ describe("pipeToSse", () => {
     expect(res.ended).toBe(false);
     // Bounded: the limit, plus the one record that crossed it.
     expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + record(event).length);
-    expect(res.written.length).toBe(Math.floor(64 * 1024 / record(event).length) + 1);
+    expect(res.written.length).toBe(Math.floor((64 * 1024) / record(event).length) + 1);
     expect(reasons).toEqual([res.maxBacklog]);
   });
 

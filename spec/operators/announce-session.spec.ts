@@ -8,7 +8,16 @@ const identity = { threadId: "th", runId: "r1", executionId: "e1", contextId: "a
 const session = (taskId: string | null, sessionId: string | null) => ({
   type: EventType.CUSTOM,
   name: "iac-code.session.v1",
-  value: { schemaVersion: 1, threadId: "th", aguiRunId: "r1", executionId: "e1", contextId: "agui-c", taskId, rosInvocationId: "ros-1", sessionId },
+  value: {
+    schemaVersion: 1,
+    threadId: "th",
+    aguiRunId: "r1",
+    executionId: "e1",
+    contextId: "agui-c",
+    taskId,
+    rosInvocationId: "ros-1",
+    sessionId,
+  },
 });
 const task: RunItem = { kind: "task-bound", taskId: "t1", contextId: "agui-c" };
 const sess: RunItem = { kind: "session-bound", sessionId: "s1" };
@@ -18,7 +27,11 @@ describe("announceSession", () => {
   it("announces as soon as both the task id and the session id are known, once", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a-b---c-d", { a: task, b: sess, c: task, d: end }).pipe(announceSession(identity))).toBe("a-(bs)c-d", {
-        a: task, b: sess, c: task, d: end, s: session("t1", "s1"),
+        a: task,
+        b: sess,
+        c: task,
+        d: end,
+        s: session("t1", "s1"),
       });
     });
   });
@@ -26,7 +39,9 @@ describe("announceSession", () => {
   it("announces just before the run ends with nulls for what never came", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a-d", { a: task, d: end }).pipe(announceSession(identity))).toBe("a-(sd)", {
-        a: task, d: end, s: session("t1", null),
+        a: task,
+        d: end,
+        s: session("t1", null),
       });
     });
   });

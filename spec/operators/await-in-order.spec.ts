@@ -56,7 +56,10 @@ describe("awaitInOrder", () => {
     const worked: number[] = [];
     const taken: number[] = [];
     of(1, 2, 3)
-      .pipe(awaitInOrder((item: number) => (worked.push(item), item)), take(1))
+      .pipe(
+        awaitInOrder((item: number) => (worked.push(item), item)),
+        take(1),
+      )
       .subscribe((item) => taken.push(item));
     expect(taken).toEqual([1]);
     expect(worked).toEqual([1]);

@@ -19,7 +19,13 @@ describe("closeSpans", () => {
     marbles().run(({ cold, expectObservable }) => {
       const events = cold("abcdefg-h", { a: e.step, b: e.text, c: e.text1, d: e.tool, e: e.rs, f: e.rm, g: e.finished, h: e.text });
       expectObservable(events.pipe(closeSpans())).toBe("abcdef(123456g|)", {
-        a: e.step, b: e.text, c: e.text1, d: e.tool, e: e.rs, f: e.rm, g: e.finished,
+        a: e.step,
+        b: e.text,
+        c: e.text1,
+        d: e.tool,
+        e: e.rs,
+        f: e.rm,
+        g: e.finished,
         1: { type: EventType.REASONING_MESSAGE_END, messageId: "r" },
         2: { type: EventType.REASONING_END, messageId: "r" },
         3: { type: EventType.TOOL_CALL_END, toolCallId: "t1" },
@@ -34,7 +40,9 @@ describe("closeSpans", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const events = cold("ab-c", { a: e.tool, b: e.error, c: e.step });
       expectObservable(events.pipe(closeSpans())).toBe("a(xb|)", {
-        a: e.tool, b: e.error, x: { type: EventType.TOOL_CALL_END, toolCallId: "t1" },
+        a: e.tool,
+        b: e.error,
+        x: { type: EventType.TOOL_CALL_END, toolCallId: "t1" },
       });
       expectSubscriptions(events.subscriptions).toBe("^!");
     });

@@ -4,10 +4,14 @@ import type { RunItem } from "../../operators/kernel-signal.js";
 import { marbles } from "../support/marbles.js";
 
 const live = (eventId: string | undefined, sequence?: unknown): RunItem => ({
-  kind: "pipeline-event", recovered: false, envelope: { eventType: "pipeline_warning", eventId, sequence },
+  kind: "pipeline-event",
+  recovered: false,
+  envelope: { eventType: "pipeline_warning", eventId, sequence },
 });
 const recovered = (eventId: string | undefined, sequence?: unknown): RunItem => ({
-  kind: "pipeline-event", recovered: true, envelope: { eventType: "pipeline_warning", eventId, sequence },
+  kind: "pipeline-event",
+  recovered: true,
+  envelope: { eventType: "pipeline_warning", eventId, sequence },
 });
 const snapshot = (lastSequence: unknown): RunItem => ({ kind: "pipeline-snapshot", snapshot: { pipelineRunId: "p1", lastSequence } });
 const end: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
@@ -32,33 +36,60 @@ describe("dedupePipelineEvents", () => {
   it("judges a live event without a sequence (or sequence 0) by its eventId alone", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abcd", { a: live("e1", 5), b: live("e2", 0), c: live("e3"), d: live("e3") });
-      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("abc-", { a: live("e1", 5), b: live("e2", 0), c: live("e3") });
+      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("abc-", {
+        a: live("e1", 5),
+        b: live("e2", 0),
+        c: live("e3"),
+      });
     });
   });
 
   it("keeps a recovered event with a new eventId below the highest sequence, but not one without an eventId", () => {
     marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("abcde", { a: live("e1", 8), b: recovered("e2", 4), c: recovered(undefined, 4), d: recovered("e1", 9), e: recovered(undefined, 9) });
-      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("ab--e", { a: live("e1", 8), b: recovered("e2", 4), e: recovered(undefined, 9) });
+      const signals = cold("abcde", {
+        a: live("e1", 8),
+        b: recovered("e2", 4),
+        c: recovered(undefined, 4),
+        d: recovered("e1", 9),
+        e: recovered(undefined, 9),
+      });
+      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("ab--e", {
+        a: live("e1", 8),
+        b: recovered("e2", 4),
+        e: recovered(undefined, 9),
+      });
     });
   });
 
   it("starts from the persisted cursor, reads whole floats as sequences and stamps the highest on the run end", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abcd", { a: live("e1", 5.0), b: live("e2", 6.0), c: live("e3", 6.5), d: end });
-      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 5.0 }))).toBe("-bcd", { b: live("e2", 6.0), c: live("e3", 6.5), d: endAt(6) });
+      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 5.0 }))).toBe("-bcd", {
+        b: live("e2", 6.0),
+        c: live("e3", 6.5),
+        d: endAt(6),
+      });
     });
   });
 
   it("raises the cursor to a snapshot's lastSequence only once the recovered events after it are through", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("sabcdef", {
-        s: snapshot(9.0), a: recovered(undefined, 3), b: recovered(undefined, 5), c: working,
-        d: live("e8", 8), e: live("e10", 10), f: end,
+        s: snapshot(9.0),
+        a: recovered(undefined, 3),
+        b: recovered(undefined, 5),
+        c: working,
+        d: live("e8", 8),
+        e: live("e10", 10),
+        f: end,
       });
       expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 2 }))).toBe("sabc-ef", {
-        s: snapshot(9.0), a: recovered(undefined, 3), b: recovered(undefined, 5), c: working,
-        e: live("e10", 10), f: endAt(10),
+        s: snapshot(9.0),
+        a: recovered(undefined, 3),
+        b: recovered(undefined, 5),
+        c: working,
+        e: live("e10", 10),
+        f: endAt(10),
       });
     });
   });
@@ -66,13 +97,20 @@ describe("dedupePipelineEvents", () => {
   it("counts a snapshot's lastSequence at the run end when nothing live followed it", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("sae", { s: snapshot(9), a: recovered("e4", 4), e: end });
-      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 2 }))).toBe("sae", { s: snapshot(9), a: recovered("e4", 4), e: endAt(9) });
+      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 2 }))).toBe("sae", {
+        s: snapshot(9),
+        a: recovered("e4", 4),
+        e: endAt(9),
+      });
     });
   });
 
   it("never lowers the cursor to a snapshot behind it", () => {
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("se", { s: snapshot(3), e: end }).pipe(dedupePipelineEvents({ cursor: 7 }))).toBe("se", { s: snapshot(3), e: endAt(7) });
+      expectObservable(cold("se", { s: snapshot(3), e: end }).pipe(dedupePipelineEvents({ cursor: 7 }))).toBe("se", {
+        s: snapshot(3),
+        e: endAt(7),
+      });
     });
   });
 

@@ -27,10 +27,14 @@ describe("emitEach", () => {
       expectSubscriptions(left.subscriptions).toBe("^--!");
 
       const failing = cold("a-b-c|");
-      expectObservable(failing.pipe(emitEach((item: string) => {
-        if (item === "b") throw new Error("bad");
-        return [item];
-      }))).toBe("a-#", undefined, new Error("bad"));
+      expectObservable(
+        failing.pipe(
+          emitEach((item: string) => {
+            if (item === "b") throw new Error("bad");
+            return [item];
+          }),
+        ),
+      ).toBe("a-#", undefined, new Error("bad"));
       expectSubscriptions(failing.subscriptions).toBe("^-!");
 
       const broken = cold("a---#", undefined, new Error("cut"));

@@ -12,7 +12,9 @@ describe("endRunOnTaskState", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const signals = cold("a-b-c-d", { a: state("working"), b: text, c: state("completed"), d: text });
       expectObservable(signals.pipe(endRunOnTaskState())).toBe("a-b-(ce|)", {
-        a: state("working"), b: text, c: state("completed"),
+        a: state("working"),
+        b: text,
+        c: state("completed"),
         e: { kind: "run-end", error: undefined, kernelSettled: true },
       });
       expectSubscriptions(signals.subscriptions).toBe("^---!");
@@ -36,7 +38,9 @@ describe("endRunOnTaskState", () => {
   ])("ends a %s task with %s", (name, code) => {
     let end: KernelSignal | undefined;
     marbles().run(({ cold }) => {
-      cold("a", { a: state(name) }).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+      cold("a", { a: state(name) })
+        .pipe(endRunOnTaskState())
+        .subscribe((signal) => (end = signal));
     });
     expect(end).toMatchObject({ kind: "run-end", kernelSettled: true, error: { code } });
   });
@@ -44,7 +48,9 @@ describe("endRunOnTaskState", () => {
   it("fails the run when the stream ends while the task is still working", () => {
     let end: KernelSignal | undefined;
     marbles().run(({ cold }) => {
-      cold("a|", { a: state("working") }).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+      cold("a|", { a: state("working") })
+        .pipe(endRunOnTaskState())
+        .subscribe((signal) => (end = signal));
     });
     expect(end).toMatchObject({ kind: "run-end", kernelSettled: false, error: { code: "A2A_EXECUTION_FAILED" } });
   });
@@ -62,7 +68,9 @@ describe("endRunOnTaskState", () => {
   it("reads an unexpected exception as A2A_UNAVAILABLE", () => {
     let end: KernelSignal | undefined;
     marbles().run(({ cold }) => {
-      cold<KernelSignal>("#", {}, new TypeError("boom")).pipe(endRunOnTaskState()).subscribe((signal) => (end = signal));
+      cold<KernelSignal>("#", {}, new TypeError("boom"))
+        .pipe(endRunOnTaskState())
+        .subscribe((signal) => (end = signal));
     });
     expect(end).toMatchObject({ kind: "run-end", error: { code: "A2A_UNAVAILABLE" } });
   });

@@ -12,7 +12,11 @@ describe("finishRun", () => {
   it("finishes a successful run with its usage and drops signals nobody projected", () => {
     const event: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
     marbles().run(({ cold, expectObservable }) => {
-      const items = cold<RunItem>("abc", { a: event, b: { kind: "task-state", state: "working" }, c: { kind: "run-end", error: undefined, kernelSettled: true, usage } });
+      const items = cold<RunItem>("abc", {
+        a: event,
+        b: { kind: "task-state", state: "working" },
+        c: { kind: "run-end", error: undefined, kernelSettled: true, usage },
+      });
       expectObservable(items.pipe(finishRun(options))).toBe("a-f", {
         a: event,
         f: { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "success" }, usage },

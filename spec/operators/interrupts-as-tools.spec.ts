@@ -4,8 +4,19 @@ import { interruptsAsTools } from "../../operators/interrupts-as-tools.js";
 import { expectValidRun } from "../support/agui.js";
 import { marbles } from "../support/marbles.js";
 
-const interrupt = { id: "perm-1", reason: "tool_call", message: "Allow?", responseSchema: { type: "object" }, metadata: { kind: "permission" } };
-const paused: AGUIEvent = { type: EventType.RUN_FINISHED, threadId: "t", runId: "r", outcome: { type: "interrupt", interrupts: [interrupt] } };
+const interrupt = {
+  id: "perm-1",
+  reason: "tool_call",
+  message: "Allow?",
+  responseSchema: { type: "object" },
+  metadata: { kind: "permission" },
+};
+const paused: AGUIEvent = {
+  type: EventType.RUN_FINISHED,
+  threadId: "t",
+  runId: "r",
+  outcome: { type: "interrupt", interrupts: [interrupt] },
+};
 
 describe("interruptsAsTools", () => {
   it("shows each interrupt as a closed frontend tool call named after its kind, right before the pause", async () => {
@@ -15,7 +26,11 @@ describe("interruptsAsTools", () => {
       events.subscribe((event) => out.push(event));
       expectObservable(events).toBe("(sge f)".replace(" ", ""), {
         s: { type: EventType.TOOL_CALL_START, toolCallId: "perm-1", toolCallName: "iac-code.interrupt.permission" },
-        g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "perm-1", delta: '{"message":"Allow?","metadata":{"kind":"permission"},"responseSchema":{"type":"object"}}' },
+        g: {
+          type: EventType.TOOL_CALL_ARGS,
+          toolCallId: "perm-1",
+          delta: '{"message":"Allow?","metadata":{"kind":"permission"},"responseSchema":{"type":"object"}}',
+        },
         e: { type: EventType.TOOL_CALL_END, toolCallId: "perm-1" },
         f: paused,
       });

@@ -21,7 +21,13 @@ describe("neutralizeText", () => {
 describe("neutralizeTerminalControls", () => {
   it("cleans every text leaf of every event, deep in CUSTOM values and tool results too", () => {
     const dirty: AGUIEvent = { type: EventType.CUSTOM, name: "iac-code.pipeline.v1", value: { data: { lines: ["ok", "\x1b[2Jwiped"] } } };
-    const result: AGUIEvent = { type: EventType.TOOL_CALL_RESULT, messageId: "m", toolCallId: "t", content: "\x1b[1mbold\x1b[22m", role: "tool" };
+    const result: AGUIEvent = {
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: "m",
+      toolCallId: "t",
+      content: "\x1b[1mbold\x1b[22m",
+      role: "tool",
+    };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("ab", { a: dirty, b: result }).pipe(neutralizeTerminalControls())).toBe("ab", {
         a: { ...dirty, value: { data: { lines: ["ok", "wiped"] } } },
@@ -35,7 +41,9 @@ describe("neutralizeTerminalControls", () => {
     const started: AGUIEvent = { type: EventType.RUN_STARTED, threadId: "t\x07", runId: "r" };
     const out: AGUIEvent[] = [];
     marbles().run(({ cold }) => {
-      cold("ab", { a: clean, b: started }).pipe(neutralizeTerminalControls()).subscribe((event) => out.push(event));
+      cold("ab", { a: clean, b: started })
+        .pipe(neutralizeTerminalControls())
+        .subscribe((event) => out.push(event));
     });
     expect(out[0]).toBe(clean);
     expect(out[1]).toBe(started);

@@ -22,27 +22,92 @@ import { expectValidRun } from "../support/agui.js";
 
 /** Contract §4, "Emitted by the kernel". */
 const EMITTED_BY_KERNEL = [
-  "pipeline_started", "pipeline_resumed", "pipeline_warning", "mcp_status", "backup_blocked", "backup_committed",
-  "pipeline_completed", "pipeline_failed", "pipeline_canceled", "pipeline_handoff_ready",
-  "step_started", "step_completed", "step_failed",
-  "candidate_started", "candidate_completed", "candidate_failed", "candidate_step_started", "candidate_step_completed",
-  "candidate_step_failed", "candidate_restart_requested",
-  "rollback_completed", "input_required", "input_received", "interrupt_received", "interrupt_classified", "artifact_created",
-  "message_started", "text_delta", "thinking_delta", "tool_started", "tool_result", "permission_requested", "permission_resolved",
-  "message_tombstone", "candidate_detail_shown", "diagram_shown", "tool_progress", "stack_progress", "stack_instances_progress",
-  "stack_current_changed", "context_usage", "context_compaction_started", "context_compacted", "context_compaction_failed",
-  "cleanup_started", "cleanup_progress", "cleanup_completed", "cleanup_failed",
+  "pipeline_started",
+  "pipeline_resumed",
+  "pipeline_warning",
+  "mcp_status",
+  "backup_blocked",
+  "backup_committed",
+  "pipeline_completed",
+  "pipeline_failed",
+  "pipeline_canceled",
+  "pipeline_handoff_ready",
+  "step_started",
+  "step_completed",
+  "step_failed",
+  "candidate_started",
+  "candidate_completed",
+  "candidate_failed",
+  "candidate_step_started",
+  "candidate_step_completed",
+  "candidate_step_failed",
+  "candidate_restart_requested",
+  "rollback_completed",
+  "input_required",
+  "input_received",
+  "interrupt_received",
+  "interrupt_classified",
+  "artifact_created",
+  "message_started",
+  "text_delta",
+  "thinking_delta",
+  "tool_started",
+  "tool_result",
+  "permission_requested",
+  "permission_resolved",
+  "message_tombstone",
+  "candidate_detail_shown",
+  "diagram_shown",
+  "tool_progress",
+  "stack_progress",
+  "stack_instances_progress",
+  "stack_current_changed",
+  "context_usage",
+  "context_compaction_started",
+  "context_compacted",
+  "context_compaction_failed",
+  "cleanup_started",
+  "cleanup_progress",
+  "cleanup_completed",
+  "cleanup_failed",
 ];
 
 /** Contract §4, the CUSTOM `iac-code.pipeline.v1` allowlist. */
 const ALLOWLIST = [
-  "backup_blocked", "candidate_completed", "candidate_detail_shown", "candidate_failed", "candidate_interrupted",
-  "candidate_restart_requested", "candidate_selected", "candidate_started", "candidate_step_failed", "cleanup_completed",
-  "cleanup_failed", "cleanup_progress", "cleanup_started", "context_compacted", "context_compaction_failed",
-  "context_compaction_started", "diagram_shown", "fields_marked_stale", "mcp_status", "pipeline_completed", "pipeline_error",
-  "pipeline_resumed", "pipeline_started", "pipeline_warning", "rollback_completed", "rollback_triggered",
-  "stack_current_changed", "stack_instances_progress", "stack_progress", "step_failed", "sub_pipeline_completed",
-  "sub_pipeline_started", "sub_step_failed", "tool_progress",
+  "backup_blocked",
+  "candidate_completed",
+  "candidate_detail_shown",
+  "candidate_failed",
+  "candidate_interrupted",
+  "candidate_restart_requested",
+  "candidate_selected",
+  "candidate_started",
+  "candidate_step_failed",
+  "cleanup_completed",
+  "cleanup_failed",
+  "cleanup_progress",
+  "cleanup_started",
+  "context_compacted",
+  "context_compaction_failed",
+  "context_compaction_started",
+  "diagram_shown",
+  "fields_marked_stale",
+  "mcp_status",
+  "pipeline_completed",
+  "pipeline_error",
+  "pipeline_resumed",
+  "pipeline_started",
+  "pipeline_warning",
+  "rollback_completed",
+  "rollback_triggered",
+  "stack_current_changed",
+  "stack_instances_progress",
+  "stack_progress",
+  "step_failed",
+  "sub_pipeline_completed",
+  "sub_pipeline_started",
+  "sub_step_failed",
+  "tool_progress",
 ];
 
 /** Contract §3/§4, the standard mappings: what the projectors make of each (`usage` rides on RUN_FINISHED). */
@@ -60,24 +125,56 @@ const STEP_FINISHES = ["step_completed", "step_failed", "candidate_step_complete
 
 /** Named "suppressed" in contract §4; the rest of the kernel's names that map to nothing follow from the lists above. */
 const NAMED_SUPPRESSED = [
-  "message_started", "message_tombstone", "context_usage", "permission_requested", "permission_resolved", "backup_committed",
-  "input_required", "artifact_created", "interrupt_received", "interrupt_classified", "pipeline_failed", "pipeline_canceled",
+  "message_started",
+  "message_tombstone",
+  "context_usage",
+  "permission_requested",
+  "permission_resolved",
+  "backup_committed",
+  "input_required",
+  "artifact_created",
+  "interrupt_received",
+  "interrupt_classified",
+  "pipeline_failed",
+  "pipeline_canceled",
   "pipeline_handoff_ready",
 ];
 
 const ALL = [...new Set([...EMITTED_BY_KERNEL, ...ALLOWLIST, ...Object.keys(STANDARD)])];
-const SUPPRESSED = ALL.filter((type) => !ALLOWLIST.includes(type) && !(type in STANDARD) && !STEP_STARTS.includes(type) && !STEP_FINISHES.includes(type));
+const SUPPRESSED = ALL.filter(
+  (type) => !ALLOWLIST.includes(type) && !(type in STANDARD) && !STEP_STARTS.includes(type) && !STEP_FINISHES.includes(type),
+);
 
 /** One envelope carrying every field any mapping reads, so that only its eventType decides what comes out. */
 const envelopeOf = (eventType: unknown, eventId: string, sequence: number): PipelineEnvelope => ({
-  schemaVersion: "1.0", extensionUri: "urn:iac-code:a2a:pipeline-events:v1", eventId, sequence, eventType,
-  scope: "candidate_step", pipelineRunId: "prun-1", taskId: "t1", contextId: "ctx", pipelineName: "demo", status: "working",
+  schemaVersion: "1.0",
+  extensionUri: "urn:iac-code:a2a:pipeline-events:v1",
+  eventId,
+  sequence,
+  eventType,
+  scope: "candidate_step",
+  pipelineRunId: "prun-1",
+  taskId: "t1",
+  contextId: "ctx",
+  pipelineName: "demo",
+  status: "working",
   step: { id: "generate", runId: "step-generate-1", attempt: 1 },
   candidate: { id: "c1", runId: "candidate-c1-0-1", index: 0, attempt: 1 },
   candidateStep: { id: "template", runId: "cstep-template-1", attempt: 1 },
   data: {
-    text: "hello", type: "raw_thinking", toolUseId: "u1", toolName: "write_file", input: { path: "a.yaml" }, isError: false, result: "ok",
-    provider: "dashscope", model: "qwen", inputTokens: 10.0, outputTokens: 2.0, totalTokens: 12.0, cachedInputTokens: 0.0,
+    text: "hello",
+    type: "raw_thinking",
+    toolUseId: "u1",
+    toolName: "write_file",
+    input: { path: "a.yaml" },
+    isError: false,
+    result: "ok",
+    provider: "dashscope",
+    model: "qwen",
+    inputTokens: 10.0,
+    outputTokens: 2.0,
+    totalTokens: 12.0,
+    cachedInputTokens: 0.0,
   },
 });
 
@@ -108,7 +205,9 @@ function clientEvents(eventType: unknown): { events: AGUIEvent[]; whole: AGUIEve
     { kind: "run-end", error: undefined, kernelSettled: true },
   ];
   let events: AGUIEvent[] = [];
-  project(signals).pipe(toArray()).subscribe((out) => (events = out));
+  project(signals)
+    .pipe(toArray())
+    .subscribe((out) => (events = out));
   let whole: AGUIEvent[] = [];
   concat(of<AGUIEvent>({ type: EventType.RUN_STARTED, threadId: "th", runId: "r1" }), from(events))
     .pipe(closeSpans(), toArray())
@@ -149,7 +248,9 @@ describe("every contract eventType through the operator chain", () => {
     const { events, whole } = clientEvents(type);
     expect(typesOf(events)).toEqual([...expected, EventType.RUN_FINISHED]);
     if (type === "usage") {
-      expect(events.at(-1)).toMatchObject({ usage: [{ provider: "dashscope", model: "qwen", inputTokens: 10, outputTokens: 2, totalTokens: 12, cachedInputTokens: 0 }] });
+      expect(events.at(-1)).toMatchObject({
+        usage: [{ provider: "dashscope", model: "qwen", inputTokens: 10, outputTokens: 2, totalTokens: 12, cachedInputTokens: 0 }],
+      });
     }
     await expectValidRun(whole);
   });
@@ -168,12 +269,15 @@ describe("every contract eventType through the operator chain", () => {
     await expectValidRun(whole);
   });
 
-  it.each(ALLOWLIST.filter((type) => !STEP_FINISHES.includes(type)))("sends %s as CUSTOM iac-code.pipeline.v1 with the envelope verbatim, and nothing else", async (type) => {
-    const { events, whole } = clientEvents(type);
-    expect(typesOf(events)).toEqual([EventType.CUSTOM, EventType.RUN_FINISHED]);
-    expect(customValues(events)).toEqual([envelopeOf(type, "evt-1", 2)]);
-    await expectValidRun(whole);
-  });
+  it.each(ALLOWLIST.filter((type) => !STEP_FINISHES.includes(type)))(
+    "sends %s as CUSTOM iac-code.pipeline.v1 with the envelope verbatim, and nothing else",
+    async (type) => {
+      const { events, whole } = clientEvents(type);
+      expect(typesOf(events)).toEqual([EventType.CUSTOM, EventType.RUN_FINISHED]);
+      expect(customValues(events)).toEqual([envelopeOf(type, "evt-1", 2)]);
+      await expectValidRun(whole);
+    },
+  );
 
   it.each(SUPPRESSED)("sends nothing for %s", async (type) => {
     const { events, whole } = clientEvents(type);
@@ -181,7 +285,11 @@ describe("every contract eventType through the operator chain", () => {
     await expectValidRun(whole);
   });
 
-  it.each([["an unknown name", "brand_new_event"], ["a number", 42], ["no eventType", undefined]])("sends nothing for %s, and does not throw", async (_label, type) => {
+  it.each([
+    ["an unknown name", "brand_new_event"],
+    ["a number", 42],
+    ["no eventType", undefined],
+  ])("sends nothing for %s, and does not throw", async (_label, type) => {
     const { events, whole } = clientEvents(type);
     expect(typesOf(events)).toEqual([EventType.RUN_FINISHED]);
     await expectValidRun(whole);

@@ -7,7 +7,8 @@ import { marbles } from "../support/marbles.js";
 describe("projectArtifacts", () => {
   it("turns an artifact into CUSTOM iac-code.artifact.v1 carrying the kernel artifact", () => {
     const artifact = {
-      artifactId: "a1", name: "template.yaml",
+      artifactId: "a1",
+      name: "template.yaml",
       parts: [{ url: "file:///w/template.yaml", filename: "template.yaml", mediaType: "text/yaml" }],
       metadata: { uri: "file:///w/template.yaml", mediaType: "text/yaml", byteSize: 120.0, sha256: "ab" },
     };

@@ -32,24 +32,50 @@ describe("projectPipelineEvents", () => {
 
   it("gives parallel candidates' interleaved text_deltas different message ids", () => {
     const delta = (sub: string, text: string) =>
-      signal({ eventType: "text_delta", scope: "candidate_step", step: plan, candidate: candidate(sub), candidateStep: generating, data: { text } });
+      signal({
+        eventType: "text_delta",
+        scope: "candidate_step",
+        step: plan,
+        candidate: candidate(sub),
+        candidateStep: generating,
+        data: { text },
+      });
     const id = (sub: string) => `pipeline-message:pipeline-th:candidate_step:candidate-${sub}-0-1:cstep-template_generating-1:step-plan-1`;
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("abc", { a: delta("c1", "one "), b: delta("c2", "two "), c: delta("c1", "three") }).pipe(project())).toBe("abc", {
-        a: textIn(id("c1"), "one "), b: textIn(id("c2"), "two "), c: textIn(id("c1"), "three"),
-      });
+      expectObservable(cold("abc", { a: delta("c1", "one "), b: delta("c2", "two "), c: delta("c1", "three") }).pipe(project())).toBe(
+        "abc",
+        {
+          a: textIn(id("c1"), "one "),
+          b: textIn(id("c2"), "two "),
+          c: textIn(id("c1"), "three"),
+        },
+      );
     });
   });
 
   it("builds the message id from ids when run ids are missing, without repeating a coordinate, and defaults the scope", () => {
-    const envelope = { eventType: "text_delta", candidate: { id: "c1" }, candidateStep: { id: "c1" }, step: { id: "plan" }, data: { text: "x" } };
+    const envelope = {
+      eventType: "text_delta",
+      candidate: { id: "c1" },
+      candidateStep: { id: "c1" },
+      step: { id: "plan" },
+      data: { text: "x" },
+    };
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a", { a: signal(envelope) }).pipe(project())).toBe("t", { t: textIn("pipeline-message:pipeline-th:pipeline:c1:plan", "x") });
+      expectObservable(cold("a", { a: signal(envelope) }).pipe(project())).toBe("t", {
+        t: textIn("pipeline-message:pipeline-th:pipeline:c1:plan", "x"),
+      });
     });
   });
 
   it("names the pipeline run after a recovery snapshot, with one ACTIVITY_SNAPSHOT carrying the snapshot verbatim", () => {
-    const snapshot = { schemaVersion: "1.1", pipelineRunId: "prun-7", lastSequence: 12.0, steps: [{ id: "plan", status: "completed" }], display: { messages: [] } };
+    const snapshot = {
+      schemaVersion: "1.1",
+      pipelineRunId: "prun-7",
+      lastSequence: 12.0,
+      steps: [{ id: "plan", status: "completed" }],
+      display: { messages: [] },
+    };
     const activity = {
       type: EventType.ACTIVITY_SNAPSHOT,
       messageId: "pipeline:prun-7",
@@ -68,8 +94,11 @@ describe("projectPipelineEvents", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("s", { s: snapshotOf({ lastSequence: 3 }) }).pipe(project())).toBe("s", {
         s: {
-          type: EventType.ACTIVITY_SNAPSHOT, messageId: "pipeline:pipeline-th", activityType: "iac-code.pipeline.v1",
-          content: { schemaVersion: 1, pipelineRunId: "pipeline-th", snapshot: { lastSequence: 3 } }, replace: true,
+          type: EventType.ACTIVITY_SNAPSHOT,
+          messageId: "pipeline:pipeline-th",
+          activityType: "iac-code.pipeline.v1",
+          content: { schemaVersion: 1, pipelineRunId: "pipeline-th", snapshot: { lastSequence: 3 } },
+          replace: true,
         },
       });
     });
@@ -81,8 +110,12 @@ describe("projectPipelineEvents", () => {
     const first: RunItem[] = [];
     const second: RunItem[] = [];
     marbles().run(({ cold }) => {
-      cold("sa", { s: snapshotOf({ pipelineRunId: "p9" }), a: text }).pipe(operator).subscribe((item) => first.push(item));
-      cold("-a", { a: text }).pipe(operator).subscribe((item) => second.push(item));
+      cold("sa", { s: snapshotOf({ pipelineRunId: "p9" }), a: text })
+        .pipe(operator)
+        .subscribe((item) => first.push(item));
+      cold("-a", { a: text })
+        .pipe(operator)
+        .subscribe((item) => second.push(item));
     });
     expect(first.at(-1)).toEqual(textIn("pipeline-message:p9:pipeline", "x"));
     expect(second).toEqual([textIn("pipeline-message:pipeline-th:pipeline", "x")]);
@@ -109,7 +142,14 @@ describe("projectPipelineEvents", () => {
         d: signal({ eventType: "tool_started", data: {} }),
       });
       expectObservable(signals.pipe(project())).toBe("abcd", {
-        a: { kind: "tool", status: "input_complete", toolCallId: "u1", toolName: "write_file", input: { path: "a.yaml" }, result: undefined },
+        a: {
+          kind: "tool",
+          status: "input_complete",
+          toolCallId: "u1",
+          toolName: "write_file",
+          input: { path: "a.yaml" },
+          result: undefined,
+        },
         b: { kind: "tool", status: "failed", toolCallId: "u1", toolName: "write_file", input: undefined, result: "denied" },
         c: { kind: "tool", status: "completed", toolCallId: "u2", toolName: "read_file", input: undefined, result: { ok: 1 } },
         d: { kind: "tool", status: "input_complete", toolCallId: "tool-gen", toolName: "tool", input: {}, result: undefined },
@@ -119,7 +159,10 @@ describe("projectPipelineEvents", () => {
 
   it("turns usage into a usage signal with whole token counts and no empty fields", () => {
     marbles().run(({ cold, expectObservable }) => {
-      const envelope = { eventType: "usage", data: { provider: "dashscope", model: "", inputTokens: 6497.0, outputTokens: 12.7, totalTokens: 6509, cachedInputTokens: "3" } };
+      const envelope = {
+        eventType: "usage",
+        data: { provider: "dashscope", model: "", inputTokens: 6497.0, outputTokens: 12.7, totalTokens: 6509, cachedInputTokens: "3" },
+      };
       expectObservable(cold("a", { a: signal(envelope) }).pipe(project())).toBe("u", {
         u: { kind: "usage", usage: { provider: "dashscope", inputTokens: 6497, outputTokens: 12, totalTokens: 6509 } },
       });
@@ -129,7 +172,9 @@ describe("projectPipelineEvents", () => {
   it("maps nothing standard when data is missing", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abc", {
-        a: signal({ eventType: "text_delta" }), b: signal({ eventType: "text_delta", data: { text: "" } }), c: signal({ eventType: "usage", data: [1] }),
+        a: signal({ eventType: "text_delta" }),
+        b: signal({ eventType: "text_delta", data: { text: "" } }),
+        c: signal({ eventType: "usage", data: [1] }),
       });
       expectObservable(signals.pipe(project())).toBe("---");
     });
@@ -156,7 +201,12 @@ describe("projectPipelineEvents", () => {
       const signals = cold("abcd", {
         a: signal({ eventType: "candidate_step_started", step: plan, candidate: candidate("c1"), candidateStep: generating }),
         b: signal({ eventType: "candidate_step_started", step: plan, candidate: candidate("c2"), candidateStep: generating }),
-        c: signal({ eventType: "candidate_step_started", subPipelineId: "sub-3", candidate: { runId: "candidate-sub-3-2-1" }, candidateStep: generating }),
+        c: signal({
+          eventType: "candidate_step_started",
+          subPipelineId: "sub-3",
+          candidate: { runId: "candidate-sub-3-2-1" },
+          candidateStep: generating,
+        }),
         d: signal({ eventType: "candidate_step_started", candidate: { runId: "candidate-x-0-1" }, candidateStep: generating }),
       });
       expectObservable(signals.pipe(project())).toBe("abcd", {
@@ -169,7 +219,14 @@ describe("projectPipelineEvents", () => {
   });
 
   it("finishes a failed step and also sends the failure as CUSTOM, the envelope verbatim", () => {
-    const failed = { eventType: "candidate_step_failed", eventId: "evt-9", sequence: 9.0, candidate: candidate("c1"), candidateStep: generating, data: { error: "boom" } };
+    const failed = {
+      eventType: "candidate_step_failed",
+      eventId: "evt-9",
+      sequence: 9.0,
+      candidate: candidate("c1"),
+      candidateStep: generating,
+      data: { error: "boom" },
+    };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: signal(failed) }).pipe(project())).toBe("(sc)", {
         s: { kind: "step", phase: "finished", key: "candidate:c1:template_generating", name: "candidate:c1:template_generating" },
@@ -187,13 +244,26 @@ describe("projectPipelineEvents", () => {
 
   it("sends an allowlisted envelope as CUSTOM iac-code.pipeline.v1 with nothing added or removed", () => {
     const envelope = {
-      schemaVersion: "1.0", extensionUri: "urn:iac-code:a2a:pipeline-events:v1", eventId: "evt-1", sequence: 3.0, createdAt: "2026-01-01T00:00:00Z",
-      eventType: "stack_progress", scope: "stack", pipelineRunId: "prun-1", taskId: "t1", contextId: "ctx", pipelineName: "demo", status: "working",
-      data: { stackName: "vpc", progress: 0.5 }, iacCodeSessionId: "s1",
+      schemaVersion: "1.0",
+      extensionUri: "urn:iac-code:a2a:pipeline-events:v1",
+      eventId: "evt-1",
+      sequence: 3.0,
+      createdAt: "2026-01-01T00:00:00Z",
+      eventType: "stack_progress",
+      scope: "stack",
+      pipelineRunId: "prun-1",
+      taskId: "t1",
+      contextId: "ctx",
+      pipelineName: "demo",
+      status: "working",
+      data: { stackName: "vpc", progress: 0.5 },
+      iacCodeSessionId: "s1",
     };
     let out: RunItem | undefined;
     marbles().run(({ cold }) => {
-      cold("a", { a: signal(envelope) }).pipe(project()).subscribe((item) => (out = item));
+      cold("a", { a: signal(envelope) })
+        .pipe(project())
+        .subscribe((item) => (out = item));
     });
     expect(out).toStrictEqual(custom(envelope));
     expect((out as { value: unknown }).value).toBe(envelope);

@@ -36,10 +36,9 @@ describe("projectReasoning", () => {
 
   it("names the span after the text message open when it starts", () => {
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("t---a----x", { t: textStart("m1"), a: thought("hmm"), x: textEnd("m1") }).pipe(projectReasoning({ runId: "r1" }))).toBe(
-        "t---(smc)(efx)",
-        { ...opened("reasoning-m1"), c: content("reasoning-m1", "hmm"), t: textStart("m1"), x: textEnd("m1") },
-      );
+      expectObservable(
+        cold("t---a----x", { t: textStart("m1"), a: thought("hmm"), x: textEnd("m1") }).pipe(projectReasoning({ runId: "r1" })),
+      ).toBe("t---(smc)(efx)", { ...opened("reasoning-m1"), c: content("reasoning-m1", "hmm"), t: textStart("m1"), x: textEnd("m1") });
     });
   });
 
@@ -58,8 +57,12 @@ describe("projectReasoning with pipeline thinking", () => {
     const b: RunItem = { kind: "reasoning", text: "B", messageId: "pm:c2" };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a----b", { a, b }).pipe(projectReasoning({ runId: "r1" }))).toBe("(smc)(SMC)", {
-        s: opened("reasoning-pm:c1").s, m: opened("reasoning-pm:c1").m, c: content("reasoning-pm:c1", "A"),
-        S: opened("reasoning-pm:c2").s, M: opened("reasoning-pm:c2").m, C: content("reasoning-pm:c2", "B"),
+        s: opened("reasoning-pm:c1").s,
+        m: opened("reasoning-pm:c1").m,
+        c: content("reasoning-pm:c1", "A"),
+        S: opened("reasoning-pm:c2").s,
+        M: opened("reasoning-pm:c2").m,
+        C: content("reasoning-pm:c2", "B"),
       });
     });
   });

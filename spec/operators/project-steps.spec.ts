@@ -9,7 +9,12 @@ import { projectSteps } from "../../operators/project-steps.js";
 import { expectValidRun } from "../support/agui.js";
 import { marbles } from "../support/marbles.js";
 
-const step = (phase: "started" | "finished", key: string): RunItem => ({ kind: "step", phase, key, name: key.startsWith("step:") ? key.slice(5) : key });
+const step = (phase: "started" | "finished", key: string): RunItem => ({
+  kind: "step",
+  phase,
+  key,
+  name: key.startsWith("step:") ? key.slice(5) : key,
+});
 const started = (stepName: string): AGUIEvent => ({ type: EventType.STEP_STARTED, stepName });
 const finished = (stepName: string): AGUIEvent => ({ type: EventType.STEP_FINISHED, stepName });
 const end: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
@@ -19,13 +24,22 @@ describe("projectSteps", () => {
   it("opens a step on start and finishes it on finish", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abe", { a: step("started", "step:plan"), b: step("finished", "step:plan"), e: end });
-      expectObservable(signals.pipe(projectSteps({ durableOpen: [] }))).toBe("abe", { a: started("plan"), b: finished("plan"), e: endWith([]) });
+      expectObservable(signals.pipe(projectSteps({ durableOpen: [] }))).toBe("abe", {
+        a: started("plan"),
+        b: finished("plan"),
+        e: endWith([]),
+      });
     });
   });
 
   it("does not open a step twice in one run, and ignores the finish of a step the pipeline does not have open", () => {
     marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("abcd", { a: step("started", "step:plan"), b: step("started", "step:plan"), c: step("finished", "step:other"), d: end });
+      const signals = cold("abcd", {
+        a: step("started", "step:plan"),
+        b: step("started", "step:plan"),
+        c: step("finished", "step:other"),
+        d: end,
+      });
       expectObservable(signals.pipe(projectSteps({ durableOpen: [] }))).toBe("a--d", { a: started("plan"), d: endWith(["step:plan"]) });
     });
   });
@@ -34,7 +48,9 @@ describe("projectSteps", () => {
     marbles().run(({ cold, expectObservable }) => {
       const durableOpen = ["step:plan", "candidate:c2:gen", "candidate:c1:gen"];
       expectObservable(cold("-----e", { e: end }).pipe(projectSteps({ durableOpen }))).toBe("(123)e", {
-        1: started("candidate:c1:gen"), 2: started("candidate:c2:gen"), 3: started("plan"),
+        1: started("candidate:c1:gen"),
+        2: started("candidate:c2:gen"),
+        3: started("plan"),
         e: endWith(["candidate:c1:gen", "candidate:c2:gen", "step:plan"]),
       });
     });
@@ -43,7 +59,11 @@ describe("projectSteps", () => {
   it("finishes a reopened step with a plain STEP_FINISHED and does not open it again on a repeated start", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abe", { a: step("started", "step:plan"), b: step("finished", "step:plan"), e: end });
-      expectObservable(signals.pipe(projectSteps({ durableOpen: ["step:plan"] }))).toBe("rbe", { r: started("plan"), b: finished("plan"), e: endWith([]) });
+      expectObservable(signals.pipe(projectSteps({ durableOpen: ["step:plan"] }))).toBe("rbe", {
+        r: started("plan"),
+        b: finished("plan"),
+        e: endWith([]),
+      });
     });
   });
 
@@ -51,7 +71,9 @@ describe("projectSteps", () => {
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("a---b", { a: step("finished", "candidate:c1:gen"), b: end });
       expectObservable(signals.pipe(projectSteps({ durableOpen: ["candidate:c1:gen", "step:plan"], reopen: false }))).toBe("(sf)b", {
-        s: started("candidate:c1:gen"), f: finished("candidate:c1:gen"), b: endWith(["step:plan"]),
+        s: started("candidate:c1:gen"),
+        f: finished("candidate:c1:gen"),
+        b: endWith(["step:plan"]),
       });
     });
   });
@@ -80,7 +102,9 @@ describe("projectSteps", () => {
 
 describe("steps across an interrupt", () => {
   const envelope = (eventType: string, extra: Partial<PipelineEnvelope> = {}): RunItem => ({
-    kind: "pipeline-event", recovered: false, envelope: { eventType, step: { id: "deploy", runId: "step-deploy-1" }, ...extra },
+    kind: "pipeline-event",
+    recovered: false,
+    envelope: { eventType, step: { id: "deploy", runId: "step-deploy-1" }, ...extra },
   });
   const candidateStep = (eventType: string) =>
     envelope(eventType, { candidate: { id: "c1", runId: "candidate-c1-0-1" }, candidateStep: { id: "gen", runId: "cs-gen-1" } });

@@ -5,7 +5,12 @@ import { projectText, replayedPrefixLength, textDigest } from "../../operators/p
 import { expect } from "@jest/globals";
 import { marbles } from "../support/marbles.js";
 
-const delta = (text: string, messageId: string | null = "m1"): RunItem => ({ kind: "text", messageId: messageId ?? undefined, text, source: "delta" });
+const delta = (text: string, messageId: string | null = "m1"): RunItem => ({
+  kind: "text",
+  messageId: messageId ?? undefined,
+  text,
+  source: "delta",
+});
 const final = (text: string, messageId: string | undefined = "m1"): RunItem => ({ kind: "text", messageId, text, source: "final" });
 const history = (text: string): RunItem => ({ kind: "text", messageId: "h1", text, source: "history" });
 const start = (messageId: string) => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
@@ -17,7 +22,9 @@ describe("projectText", () => {
   it("opens a message on the first delta and sends one CONTENT per delta", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("Hel"), b: delta("lo") }).pipe(project())).toBe("(sc)d", {
-        s: start("m1"), c: content("m1", "Hel"), d: content("m1", "lo"),
+        s: start("m1"),
+        c: content("m1", "Hel"),
+        d: content("m1", "lo"),
       });
     });
   });
@@ -25,7 +32,9 @@ describe("projectText", () => {
   it("completes a streamed message on assistantFinal without sending its text again", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("Hello"), b: final("Hello") }).pipe(project())).toBe("(sc)e", {
-        s: start("m1"), c: content("m1", "Hello"), e: end("m1"),
+        s: start("m1"),
+        c: content("m1", "Hello"),
+        e: end("m1"),
       });
     });
   });
@@ -33,7 +42,9 @@ describe("projectText", () => {
   it("sends a message that never streamed as one whole-message triplet", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: final("All at once") }).pipe(project())).toBe("(sce)", {
-        s: start("m1"), c: content("m1", "All at once"), e: end("m1"),
+        s: start("m1"),
+        c: content("m1", "All at once"),
+        e: end("m1"),
       });
     });
   });
@@ -41,7 +52,11 @@ describe("projectText", () => {
   it("closes the open message before opening another: never two at once", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("one", "m1"), b: delta("two", "m2") }).pipe(project())).toBe("(sc)(etd)", {
-        s: start("m1"), c: content("m1", "one"), e: end("m1"), t: start("m2"), d: content("m2", "two"),
+        s: start("m1"),
+        c: content("m1", "one"),
+        e: end("m1"),
+        t: start("m2"),
+        d: content("m2", "two"),
       });
     });
   });
@@ -49,7 +64,9 @@ describe("projectText", () => {
   it("keeps deltas without a message id in the open message, or a generated one", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("x", null), b: delta("y", null) }).pipe(project())).toBe("(sc)d", {
-        s: start("assistant-gen"), c: content("assistant-gen", "x"), d: content("assistant-gen", "y"),
+        s: start("assistant-gen"),
+        c: content("assistant-gen", "x"),
+        d: content("assistant-gen", "y"),
       });
     });
   });
@@ -57,10 +74,13 @@ describe("projectText", () => {
   it("shows history text only when nothing streamed in the run", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: history("From history") }).pipe(project())).toBe("(sce)", {
-        s: start("h1"), c: content("h1", "From history"), e: end("h1"),
+        s: start("h1"),
+        c: content("h1", "From history"),
+        e: end("h1"),
       });
       expectObservable(cold("ab", { a: delta("live"), b: history("From history") }).pipe(project())).toBe("(sc)", {
-        s: start("m1"), c: content("m1", "live"),
+        s: start("m1"),
+        c: content("m1", "live"),
       });
     });
   });
@@ -79,7 +99,12 @@ describe("projectText", () => {
       expectObservable(cold("a---b---c----e", { a: delta("Hel"), b: delta("lo"), c: delta("Bye", "m2"), e: runEnd }).pipe(project())).toBe(
         "(sc)d---(etx)y",
         {
-          s: start("m1"), c: content("m1", "Hel"), d: content("m1", "lo"), e: end("m1"), t: start("m2"), x: content("m2", "Bye"),
+          s: start("m1"),
+          c: content("m1", "Hel"),
+          d: content("m1", "lo"),
+          e: end("m1"),
+          t: start("m2"),
+          x: content("m2", "Bye"),
           y: { ...runEnd, textDigests: [textDigest("Hello"), textDigest("Bye")] },
         } as Record<string, unknown>,
       );
@@ -92,17 +117,17 @@ describe("projectText after a resume", () => {
 
   it("sends only the suffix when a message's first text repeats what the client already has", () => {
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a---b", { a: delta("I will deploy. Done: stack created."), b: delta(" Bye") }).pipe(resumed(["I will deploy."]))).toBe(
-        "(sc)d",
-        { s: start("m1"), c: content("m1", " Done: stack created."), d: content("m1", " Bye") },
-      );
+      expectObservable(
+        cold("a---b", { a: delta("I will deploy. Done: stack created."), b: delta(" Bye") }).pipe(resumed(["I will deploy."])),
+      ).toBe("(sc)d", { s: start("m1"), c: content("m1", " Done: stack created."), d: content("m1", " Bye") });
     });
   });
 
   it("sends nothing for a repeated text with no new suffix, and then streams normally", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("Already shown"), b: delta("new") }).pipe(resumed(["Already shown"]))).toBe("----(sc)", {
-        s: start("m1"), c: content("m1", "new"),
+        s: start("m1"),
+        c: content("m1", "new"),
       });
     });
   });
@@ -110,7 +135,9 @@ describe("projectText after a resume", () => {
   it("checks only the first text of each message: a later delta equal to old text is new text", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a---b", { a: delta("fresh"), b: delta("old") }).pipe(resumed(["old"]))).toBe("(sc)d", {
-        s: start("m1"), c: content("m1", "fresh"), d: content("m1", "old"),
+        s: start("m1"),
+        c: content("m1", "fresh"),
+        d: content("m1", "old"),
       });
     });
   });
@@ -118,7 +145,9 @@ describe("projectText after a resume", () => {
 
 describe("replayedPrefixLength", () => {
   it("finds the longest known prefix, counting by characters (UTF-16 length of the prefix)", () => {
-    expect(replayedPrefixLength("日本語のテキスト🚀 and more", new Set(["日本", "日本語のテキスト🚀"].map(textDigest)))).toBe("日本語のテキスト🚀".length);
+    expect(replayedPrefixLength("日本語のテキスト🚀 and more", new Set(["日本", "日本語のテキスト🚀"].map(textDigest)))).toBe(
+      "日本語のテキスト🚀".length,
+    );
     expect(replayedPrefixLength("abc", new Set([textDigest("x")]))).toBe(0);
     expect(replayedPrefixLength("abc", new Set())).toBe(0);
   });
@@ -129,9 +158,17 @@ describe("projectText with pipeline text", () => {
 
   it("keeps parallel candidates' interleaved text in separate, simultaneously open messages", () => {
     marbles().run(({ cold, expectObservable }) => {
-      const items = cold("a---b---c", { a: pipelineDelta("A1", "pm:c1"), b: pipelineDelta("B1", "pm:c2"), c: pipelineDelta("A2", "pm:c1") });
+      const items = cold("a---b---c", {
+        a: pipelineDelta("A1", "pm:c1"),
+        b: pipelineDelta("B1", "pm:c2"),
+        c: pipelineDelta("A2", "pm:c1"),
+      });
       expectObservable(items.pipe(project())).toBe("(sc)(SC)d", {
-        s: start("pm:c1"), c: content("pm:c1", "A1"), S: start("pm:c2"), C: content("pm:c2", "B1"), d: content("pm:c1", "A2"),
+        s: start("pm:c1"),
+        c: content("pm:c1", "A1"),
+        S: start("pm:c2"),
+        C: content("pm:c2", "B1"),
+        d: content("pm:c1", "A2"),
       });
     });
   });
@@ -140,7 +177,8 @@ describe("projectText with pipeline text", () => {
     marbles().run(({ cold, expectObservable }) => {
       const items = cold("a", { a: pipelineDelta("Known text", "pm:c1") });
       expectObservable(items.pipe(projectText({ knownDigests: new Set([textDigest("Known")]) }))).toBe("(sc)", {
-        s: start("pm:c1"), c: content("pm:c1", "Known text"),
+        s: start("pm:c1"),
+        c: content("pm:c1", "Known text"),
       });
     });
   });

@@ -5,12 +5,21 @@ import { canonicalJson, projectTools } from "../../operators/project-tools.js";
 import { marbles } from "../support/marbles.js";
 
 const tool = (status: ToolStatus, extra: { input?: unknown; result?: unknown } = {}): RunItem => ({
-  kind: "tool", status, toolCallId: "u1", toolName: "list_files", input: extra.input, result: extra.result,
+  kind: "tool",
+  status,
+  toolCallId: "u1",
+  toolName: "list_files",
+  input: extra.input,
+  result: extra.result,
 });
 const start = { type: EventType.TOOL_CALL_START, toolCallId: "u1", toolCallName: "list_files" };
 const end = { type: EventType.TOOL_CALL_END, toolCallId: "u1" };
 const result = (content: string, status: string) => ({
-  type: EventType.TOOL_CALL_RESULT, messageId: "tool-result-u1", toolCallId: "u1", content, role: "tool",
+  type: EventType.TOOL_CALL_RESULT,
+  messageId: "tool-result-u1",
+  toolCallId: "u1",
+  content,
+  role: "tool",
   metadata: { "iac-code": { status } },
 });
 
@@ -43,19 +52,26 @@ describe("projectTools", () => {
 
   it("marks a failed tool so a generic client can tell it from a success, with JSON results as compact JSON", () => {
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a----b", { a: tool("input_complete", { input: {} }), b: tool("failed", { result: { error: "denied", code: 13.0 } }) }).pipe(projectTools())).toBe(
-        "(sge)r",
-        { s: start, g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: "{}" }, e: end, r: result('{"code":13,"error":"denied"}', "failed") },
-      );
+      expectObservable(
+        cold("a----b", { a: tool("input_complete", { input: {} }), b: tool("failed", { result: { error: "denied", code: 13.0 } }) }).pipe(
+          projectTools(),
+        ),
+      ).toBe("(sge)r", {
+        s: start,
+        g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: "{}" },
+        e: end,
+        r: result('{"code":13,"error":"denied"}', "failed"),
+      });
     });
   });
 
   it("ends a call still open before its result, and sends the result only once", () => {
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a---b---c", { a: tool("started"), b: tool("completed", { result: "ok" }), c: tool("completed", { result: "ok" }) }).pipe(projectTools())).toBe(
-        "s---(er)",
-        { s: start, e: end, r: result("ok", "completed") },
-      );
+      expectObservable(
+        cold("a---b---c", { a: tool("started"), b: tool("completed", { result: "ok" }), c: tool("completed", { result: "ok" }) }).pipe(
+          projectTools(),
+        ),
+      ).toBe("s---(er)", { s: start, e: end, r: result("ok", "completed") });
     });
   });
 

@@ -17,20 +17,39 @@ describe("reduceThreadStatus", () => {
       { type: EventType.CUSTOM, name: "other", value: { sequence: 99 } },
     ]);
     expect(status).toEqual({
-      threadId: "t", runActive: true, runId: "r1", currentSteps: ["deploy"], pendingInterrupts: [],
-      pipeline: { sequence: 7, lastEventType: "stack_progress" }, usage: [],
+      threadId: "t",
+      runActive: true,
+      runId: "r1",
+      currentSteps: ["deploy"],
+      pendingInterrupts: [],
+      pipeline: { sequence: 7, lastEventType: "stack_progress" },
+      usage: [],
     });
     const paused = reduceThreadStatus(status, {
-      type: EventType.RUN_FINISHED, threadId: "t", runId: "r1", usage: [{ inputTokens: 3 }],
+      type: EventType.RUN_FINISHED,
+      threadId: "t",
+      runId: "r1",
+      usage: [{ inputTokens: 3 }],
       outcome: { type: "interrupt", interrupts: [{ id: "p1", reason: "tool_call", metadata: { kind: "permission" } }] },
     });
-    expect(paused).toMatchObject({ runActive: false, currentSteps: [], pendingInterrupts: [{ id: "p1", reason: "tool_call", kind: "permission" }], usage: [{ inputTokens: 3 }] });
+    expect(paused).toMatchObject({
+      runActive: false,
+      currentSteps: [],
+      pendingInterrupts: [{ id: "p1", reason: "tool_call", kind: "permission" }],
+      usage: [{ inputTokens: 3 }],
+    });
   });
 
   it("ends the run on RUN_ERROR and clears waiting interrupts when the next run starts", () => {
-    const errored = fold([{ type: EventType.RUN_STARTED, threadId: "t", runId: "r" }, { type: EventType.RUN_ERROR, message: "x" }]);
+    const errored = fold([
+      { type: EventType.RUN_STARTED, threadId: "t", runId: "r" },
+      { type: EventType.RUN_ERROR, message: "x" },
+    ]);
     expect(errored.runActive).toBe(false);
-    const resumed = reduceThreadStatus({ ...errored, pendingInterrupts: [{ id: "p", reason: "tool_call", kind: null }] }, { type: EventType.RUN_STARTED, threadId: "t", runId: "r2" });
+    const resumed = reduceThreadStatus(
+      { ...errored, pendingInterrupts: [{ id: "p", reason: "tool_call", kind: null }] },
+      { type: EventType.RUN_STARTED, threadId: "t", runId: "r2" },
+    );
     expect(resumed.pendingInterrupts).toEqual([]);
   });
 });
@@ -42,7 +61,13 @@ describe("toStateEvents", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("abc", { a: s1, b: { ...s1 }, c: s2 }).pipe(toStateEvents())).toBe("a-c", {
         a: { type: EventType.STATE_SNAPSHOT, snapshot: s1 },
-        c: { type: EventType.STATE_DELTA, delta: [{ op: "replace", path: "/b", value: { c: [1, 2] } }, { op: "add", path: "/d", value: "new" }] },
+        c: {
+          type: EventType.STATE_DELTA,
+          delta: [
+            { op: "replace", path: "/b", value: { c: [1, 2] } },
+            { op: "add", path: "/d", value: "new" },
+          ],
+        },
       });
     });
   });

@@ -13,7 +13,6 @@ const agentText = (text: string, messageId = "t1-message") => ({ messageId, role
 const bound = { kind: "task-bound", taskId: "t1", contextId: "c1" };
 const working = { kind: "task-state", state: "working" };
 
-
 describe("toKernelSignals", () => {
   it("reads the task id and state of a Task frame", () => {
     marbles().run(({ cold, expectObservable }) => {
@@ -86,13 +85,18 @@ describe("toKernelSignals", () => {
     const artifact = { artifactId: "a1", name: "plan.md", parts: [{ url: "file:///plan.md" }] };
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: { artifactUpdate: { taskId: "t1", contextId: "c1", artifact } } });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", { a: bound, b: { kind: "artifact", artifact } });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+        a: bound,
+        b: { kind: "artifact", artifact },
+      });
     });
   });
 
   it("uses the trailing agent turns of a Task's history as history text", () => {
     const task = {
-      id: "t1", contextId: "c1", status: { state: "TASK_STATE_COMPLETED" },
+      id: "t1",
+      contextId: "c1",
+      status: { state: "TASK_STATE_COMPLETED" },
       history: [{ role: "ROLE_USER", parts: [{ text: "hi" }] }, agentText("Hello ", "m1"), agentText("there", "m2")],
     };
     marbles().run(({ cold, expectObservable }) => {
@@ -137,7 +141,9 @@ describe("toKernelSignals and inputs", () => {
   it("emits the inputs, kept fields only, after the status text and before the state", () => {
     const input = { inputId: "q1", kind: "ask_user_question", required: true };
     marbles().run(({ cold, expectObservable }) => {
-      const frames = cold("(a|)", { a: withIacCode({ input: { ...input, secretToken: "x" } }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")) });
+      const frames = cold("(a|)", {
+        a: withIacCode({ input: { ...input, secretToken: "x" } }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")),
+      });
       expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcd|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Which region?", source: "delta" },
@@ -153,7 +159,12 @@ describe("toKernelSignals and changes of task", () => {
     const other = { statusUpdate: { taskId: "t2", contextId: "c1", status: { state: "TASK_STATE_WORKING" } } };
     const otherContext = { statusUpdate: { taskId: "t2", contextId: "c2", status: { state: "TASK_STATE_WORKING" } } };
     marbles().run(({ cold, expectObservable }) => {
-      const frames = cold("a---b---c---d", { a: status("TASK_STATE_WORKING"), b: other, c: otherContext, d: status("TASK_STATE_SUBMITTED") });
+      const frames = cold("a---b---c---d", {
+        a: status("TASK_STATE_WORKING"),
+        b: other,
+        c: otherContext,
+        d: status("TASK_STATE_SUBMITTED"),
+      });
       expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(aw)b---c---(as)", {
         a: bound,
         w: working,
@@ -196,7 +207,11 @@ describe("toKernelSignals and pipeline envelopes", () => {
     const e3 = { eventId: "evt-3", sequence: 3, eventType: "brand_new_type" };
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", {
-        a: withIacCode({ pipeline: e3, pipelineBatch: { schemaVersion: "1.0", events: [e1, e2, "junk"] }, thinking: { type: "raw_thinking", text: "t" } }),
+        a: withIacCode({
+          pipeline: e3,
+          pipelineBatch: { schemaVersion: "1.0", events: [e1, e2, "junk"] },
+          thinking: { type: "raw_thinking", text: "t" },
+        }),
       });
       expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(a123rw|)", {
         a: bound,

@@ -14,7 +14,8 @@ import { expectValidRun } from "../support/agui.js";
 import { startCuttingProxy, type CuttingProxy } from "../support/cutting-proxy.js";
 import { postRun, runInput, script, testConfig, waitFor } from "../support/service.js";
 
-const tool = (status: string) => script.status("WORKING", { tool: { status, toolUseId: "tool-1", name: "ros_deploy_stack", toolInput: { stack: "demo" } } });
+const tool = (status: string) =>
+  script.status("WORKING", { tool: { status, toolUseId: "tool-1", name: "ros_deploy_stack", toolInput: { stack: "demo" } } });
 /** Everything a run can have open, then a long silence: the cut always lands while the task works. */
 const LONG_RUN = [
   script.task(),
@@ -36,7 +37,8 @@ describe("a kernel that dies mid-stream", () => {
   beforeAll(async () => {
     kernel = await startReplayKernel({
       timeScale: 1,
-      script: (turn) => (turn.text === "again" ? [script.task(), script.status("WORKING", undefined, "Back."), script.status("COMPLETED")] : LONG_RUN),
+      script: (turn) =>
+        turn.text === "again" ? [script.task(), script.status("WORKING", undefined, "Back."), script.status("COMPLETED")] : LONG_RUN,
     });
     proxy = await startCuttingProxy(kernel.url);
     service = await startService(testConfig({ a2aUrl: proxy.url }));

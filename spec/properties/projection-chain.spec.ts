@@ -38,7 +38,10 @@ describe("the operator chain of a run", () => {
     const end = source.indexOf("return concat(", start);
     expect(start).toBeGreaterThan(-1);
     // The entries of the four pipes: the first word of each line at their indentation.
-    const stages = source.slice(start, end).split("\n").flatMap((line) => /^ {6}([A-Za-z]\w*)/.exec(line)?.[1] ?? []);
+    const stages = source
+      .slice(start, end)
+      .split("\n")
+      .flatMap((line) => /^ {6}([A-Za-z]\w*)/.exec(line)?.[1] ?? []);
     // If this fails, lib/run.ts changed its stages: mirror the change in spec/support/projection-chain.ts.
     expect(stages).toEqual([...RUN_PIPELINE_STAGES]);
   });
@@ -59,8 +62,22 @@ describe("the operator chain of a run", () => {
   }, 60_000);
 
   it("pauses at an interrupt sent at any point: RUN_FINISHED with that interrupt, and nothing of what followed", async () => {
-    const permission = { required: true, inputId: "input-x", kind: "permission", toolUseId: "tool-x", toolName: "ros_deploy_stack", title: "Deploy?" };
-    const parked = { statusUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, status: { state: "TASK_STATE_INPUT_REQUIRED" }, metadata: { iac_code: { input: permission } } } };
+    const permission = {
+      required: true,
+      inputId: "input-x",
+      kind: "permission",
+      toolUseId: "tool-x",
+      toolName: "ros_deploy_stack",
+      title: "Deploy?",
+    };
+    const parked = {
+      statusUpdate: {
+        taskId: TASK_ID,
+        contextId: CONTEXT_ID,
+        status: { state: "TASK_STATE_INPUT_REQUIRED" },
+        metadata: { iac_code: { input: permission } },
+      },
+    };
     await fc.assert(
       fc.asyncProperty(fc.array(frame.map(stillWorking), { maxLength: 12 }), fc.array(frame, { maxLength: 5 }), async (before, after) => {
         const events = await project(kernelFrames([...before, parked, ...after], { kind: "stops" }, true), {});

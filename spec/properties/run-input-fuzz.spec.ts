@@ -18,7 +18,10 @@ describe("RunAgentInput fuzz over HTTP", () => {
   afterAll(() => harness.close());
 
   it("answers a thousand malformed requests without a 5xx, and still answers /health", async () => {
-    await fc.assert(fc.asyncProperty(fuzzRequest, (request) => expectAnswerNever5xx(harness.service.url, request)), { numRuns: 1000 });
+    await fc.assert(
+      fc.asyncProperty(fuzzRequest, (request) => expectAnswerNever5xx(harness.service.url, request)),
+      { numRuns: 1000 },
+    );
     const health = await fetch(`${harness.service.url}/health`);
     expect(health.status).toBe(200);
   }, 120_000);

@@ -17,7 +17,10 @@ export async function expectValidRun(events: readonly unknown[]): Promise<void> 
     expect(parsed.data).toEqual(event);
   }
   // @ag-ui/client bundles its own rxjs: same runtime contract, different type identity.
-  const [enforce, chunks, verify] = [enforceEvents(), transformChunks(false), verifyEvents(false)] as unknown as OperatorFunction<BaseEvent, BaseEvent>[];
+  const [enforce, chunks, verify] = [enforceEvents(), transformChunks(false), verifyEvents(false)] as unknown as OperatorFunction<
+    BaseEvent,
+    BaseEvent
+  >[];
   await lastValueFrom(from(events as BaseEvent[]).pipe(enforce!, chunks!, verify!, toArray()));
   const last = events.at(-1) as AGUIEvent | undefined;
   expect(["RUN_FINISHED", "RUN_ERROR"]).toContain(last?.type);

@@ -13,10 +13,17 @@ import { framesToSignals, projectionChain, type ChainOptions } from "./projectio
 
 /** The frames as the A2A client hands them over: in order, then the end or the failure. */
 export function kernelFrames(frames: readonly JsonRpcResult[], ending: Ending, leadingTask: boolean): Observable<JsonRpcResult> {
-  const task: JsonRpcResult[] = leadingTask ? [{ task: { id: TASK_ID, contextId: CONTEXT_ID, status: { state: "TASK_STATE_SUBMITTED" } } }] : [];
+  const task: JsonRpcResult[] = leadingTask
+    ? [{ task: { id: TASK_ID, contextId: CONTEXT_ID, status: { state: "TASK_STATE_SUBMITTED" } } }]
+    : [];
   const last = endingFrame(ending);
   const body = from([...task, ...frames, ...(last ? [last] : [])]);
-  return ending.kind === "fails" ? concat(body, throwError(() => ending.error)) : body;
+  return ending.kind === "fails"
+    ? concat(
+        body,
+        throwError(() => ending.error),
+      )
+    : body;
 }
 
 /** Runs one kernel stream through the chain and returns the AG-UI events (heartbeats left out). */

@@ -37,34 +37,37 @@ export async function startCuttingProxy(kernelUrl: string): Promise<CuttingProxy
       const cut = streaming ? armed : undefined;
       if (cut) armed = undefined;
       const { connection: _connection, ...headers } = req.headers;
-      const upstream = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        if (!cut) return void answer.pipe(res);
-        let seen = "";
-        let records = 0;
-        const die = () => {
-          res.write(seen);
-          // Abrupt: no end of the chunked body, as when the kernel process dies.
-          res.socket?.destroy();
-          answer.destroy();
-          upstream.destroy();
-          done();
-        };
-        answer.on("data", (chunk: Buffer) => {
-          const text = chunk.toString("utf8");
-          for (let i = 0; i < text.length; i++) {
-            seen += text[i];
-            if (records >= cut.records && seen.length >= cut.extraBytes) return die();
-            if (seen.endsWith("\n\n")) {
-              res.write(seen);
-              seen = "";
-              records++;
-              // A cut on a record boundary happens at once: the next record may be long in coming.
-              if (records === cut.records && cut.extraBytes === 0) return die();
+      const upstream = http.request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (!cut) return void answer.pipe(res);
+          let seen = "";
+          let records = 0;
+          const die = () => {
+            res.write(seen);
+            // Abrupt: no end of the chunked body, as when the kernel process dies.
+            res.socket?.destroy();
+            answer.destroy();
+            upstream.destroy();
+            done();
+          };
+          answer.on("data", (chunk: Buffer) => {
+            const text = chunk.toString("utf8");
+            for (let i = 0; i < text.length; i++) {
+              seen += text[i];
+              if (records >= cut.records && seen.length >= cut.extraBytes) return die();
+              if (seen.endsWith("\n\n")) {
+                res.write(seen);
+                seen = "";
+                records++;
+                // A cut on a record boundary happens at once: the next record may be long in coming.
+                if (records === cut.records && cut.extraBytes === 0) return die();
+              }
             }
-          }
-        });
-      });
+          });
+        },
+      );
       upstream.on("error", () => res.destroy());
       upstream.end(body);
     });

@@ -12,7 +12,16 @@ export interface FuzzRequest {
   body: string;
 }
 
-const CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "", "multipart/form-data; boundary=x", "application/merge-patch+json"];
+const CONTENT_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "application/json; charset=latin1",
+  "",
+  "multipart/form-data; boundary=x",
+  "application/merge-patch+json",
+];
 
 type Path = Array<string | number>;
 
@@ -20,7 +29,8 @@ type Path = Array<string | number>;
 function pathsOf(value: unknown, prefix: Path = []): Path[] {
   const here = [prefix];
   if (Array.isArray(value)) return here.concat(value.flatMap((item, index) => pathsOf(item, [...prefix, index])));
-  if (value !== null && typeof value === "object") return here.concat(Object.entries(value).flatMap(([key, item]) => pathsOf(item, [...prefix, key])));
+  if (value !== null && typeof value === "object")
+    return here.concat(Object.entries(value).flatMap(([key, item]) => pathsOf(item, [...prefix, key])));
   return here;
 }
 
@@ -39,7 +49,16 @@ function setAt(root: unknown, path: Path, replacement: unknown, remove: boolean)
 
 /** A valid body with one value replaced by something else, or removed. */
 const mutatedValid = fc
-  .record({ pick: fc.nat(), replacement: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ unit: "binary" }), fc.constantFrom("", -1, 1e309, "../../etc/passwd", "data:image/png;base64,AAAA")), remove: fc.boolean(), text: fc.string({ maxLength: 40 }) })
+  .record({
+    pick: fc.nat(),
+    replacement: fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.string({ unit: "binary" }),
+      fc.constantFrom("", -1, 1e309, "../../etc/passwd", "data:image/png;base64,AAAA"),
+    ),
+    remove: fc.boolean(),
+    text: fc.string({ maxLength: 40 }),
+  })
   .map(({ pick, replacement, remove, text }) => {
     const valid = runInput(text);
     const paths = pathsOf(valid);
@@ -54,10 +73,17 @@ const anythingAsJson = fc.anything({ maxDepth: 3 }).map((value) => {
   }
 });
 
-const notJson = fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: "binary", maxLength: 100 }), fc.constantFrom("{", "[1,", '{"threadId":', "null", "true", "\u0000", "{}{}"));
+const notJson = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.string({ unit: "binary", maxLength: 100 }),
+  fc.constantFrom("{", "[1,", '{"threadId":', "null", "true", "\u0000", "{}{}"),
+);
 
 export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.record({
-  contentType: fc.oneof({ weight: 6, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+  contentType: fc.oneof(
+    { weight: 6, arbitrary: fc.constant("application/json") },
+    { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+  ),
   body: fc.oneof({ weight: 4, arbitrary: mutatedValid }, { weight: 2, arbitrary: anythingAsJson }, { weight: 1, arbitrary: notJson }),
 });
 

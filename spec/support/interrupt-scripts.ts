@@ -7,17 +7,38 @@ import type { FixtureLine, ReplayTurn } from "../../lib/kernel/replay-kernel.js"
 import { script } from "./service.js";
 
 export const permissionProjection = {
-  schemaVersion: 1, kind: "permission", requestTaskId: "${taskId}", contextId: "${contextId}", inputId: "perm-1",
-  toolUseId: "toolu-deploy", toolName: "ros_deploy_stack", title: "Deploy stack demo-vpc", prompt: "Allow deploying stack demo-vpc?",
-  safeSummary: "Creates 3 resources in cn-hangzhou", effect: "write", target: "demo-vpc", isReadOnly: false, required: true,
+  schemaVersion: 1,
+  kind: "permission",
+  requestTaskId: "${taskId}",
+  contextId: "${contextId}",
+  inputId: "perm-1",
+  toolUseId: "toolu-deploy",
+  toolName: "ros_deploy_stack",
+  title: "Deploy stack demo-vpc",
+  prompt: "Allow deploying stack demo-vpc?",
+  safeSummary: "Creates 3 resources in cn-hangzhou",
+  effect: "write",
+  target: "demo-vpc",
+  isReadOnly: false,
+  required: true,
   // Not in the kept fields: must never reach the client or the disk.
   internalToken: "kernel-internal-secret",
 };
 
 export const questionProjection = {
-  schemaVersion: 1, kind: "ask_user_question", requestTaskId: "${taskId}", contextId: "${contextId}", inputId: "q-1",
-  toolUseId: "toolu-ask", toolName: "AskUserQuestion", prompt: "Which region?", required: true,
-  options: [{ id: "cn-hangzhou", label: "Hangzhou" }, { id: "cn-shanghai", label: "Shanghai" }],
+  schemaVersion: 1,
+  kind: "ask_user_question",
+  requestTaskId: "${taskId}",
+  contextId: "${contextId}",
+  inputId: "q-1",
+  toolUseId: "toolu-ask",
+  toolName: "AskUserQuestion",
+  prompt: "Which region?",
+  required: true,
+  options: [
+    { id: "cn-hangzhou", label: "Hangzhou" },
+    { id: "cn-shanghai", label: "Shanghai" },
+  ],
 };
 
 const parked = (input: Record<string, unknown>, text: string): FixtureLine[] => [

@@ -22,7 +22,18 @@ export const CONTEXT_ID = "context-1";
 
 type Json = Record<string, unknown>;
 
-const STATES = ["SUBMITTED", "WORKING", "INPUT_REQUIRED", "COMPLETED", "FAILED", "CANCELED", "REJECTED", "AUTH_REQUIRED", "UNKNOWN", "PAUSED"] as const;
+const STATES = [
+  "SUBMITTED",
+  "WORKING",
+  "INPUT_REQUIRED",
+  "COMPLETED",
+  "FAILED",
+  "CANCELED",
+  "REJECTED",
+  "AUTH_REQUIRED",
+  "UNKNOWN",
+  "PAUSED",
+] as const;
 /** Mostly WORKING, so streams run on for a while before something settles them. */
 const midState = fc.oneof(
   { weight: 40, arbitrary: fc.constant("TASK_STATE_WORKING") },
@@ -48,74 +59,109 @@ const messageId = maybe(pick("msg-a", "msg-b", "msg-c"));
 const toolId = maybe(pick("tool-a", "tool-b", "tool-c"));
 const inputId = maybe(pick<unknown>("input-a", "input-b", 7));
 
-const message = fc.record({
-  messageId,
-  role: pick<string | undefined>("ROLE_AGENT", "agent", undefined, "ROLE_USER"),
-  parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json }), unknownKeys), { maxLength: 3 }),
-}, { requiredKeys: ["parts"] });
+const message = fc.record(
+  {
+    messageId,
+    role: pick<string | undefined>("ROLE_AGENT", "agent", undefined, "ROLE_USER"),
+    parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json }), unknownKeys), { maxLength: 3 }),
+  },
+  { requiredKeys: ["parts"] },
+);
 
 const thinking = fc.record({ type: pick<unknown>("raw_thinking", "summary", 3), text }, { requiredKeys: [] });
 
-const tool = fc.record({
-  status: pick("started", "input_complete", "completed", "failed", "progress", "input_delta", "exploded", undefined),
-  toolUseId: toolId,
-  name: maybe(pick("ros_deploy_stack", "read_file", "")),
-  toolInput: maybe(json),
-  inputSummary: maybe(text),
-  result: maybe(json),
-  progress: maybe(json),
-}, { requiredKeys: ["status"] });
+const tool = fc.record(
+  {
+    status: pick("started", "input_complete", "completed", "failed", "progress", "input_delta", "exploded", undefined),
+    toolUseId: toolId,
+    name: maybe(pick("ros_deploy_stack", "read_file", "")),
+    toolInput: maybe(json),
+    inputSummary: maybe(text),
+    result: maybe(json),
+    progress: maybe(json),
+  },
+  { requiredKeys: ["status"] },
+);
 
-const usage = fc.record({
-  provider: maybe(pick("dashscope", "openai", "")),
-  model: maybe(pick("qwen-max", "qwen-plus")),
-  inputTokens: maybe(fc.oneof(fc.nat(5000), fc.double({ min: 0, max: 5000, noNaN: true }), fc.constant("12"))),
-  outputTokens: maybe(fc.nat(5000)),
-  totalTokens: maybe(fc.nat(10000)),
-  cachedInputTokens: maybe(fc.nat(100)),
-}, { requiredKeys: [] });
+const usage = fc.record(
+  {
+    provider: maybe(pick("dashscope", "openai", "")),
+    model: maybe(pick("qwen-max", "qwen-plus")),
+    inputTokens: maybe(fc.oneof(fc.nat(5000), fc.double({ min: 0, max: 5000, noNaN: true }), fc.constant("12"))),
+    outputTokens: maybe(fc.nat(5000)),
+    totalTokens: maybe(fc.nat(10000)),
+    cachedInputTokens: maybe(fc.nat(100)),
+  },
+  { requiredKeys: [] },
+);
 
-const INPUT_KINDS = ["permission", "ask_user_question", "candidate_selection", "deployment_confirmation", "cloud_resource_selection", "mystery"];
-const option = fc.record({ id: maybe(pick("o1", "o2", "")), label: maybe(text), value: maybe(json), description: maybe(text) }, { requiredKeys: [] });
-const input = fc.record({
-  required: pick<unknown>(true, true, true, false, "yes"),
-  inputId,
-  kind: maybe(pick(...INPUT_KINDS)),
-  toolUseId: toolId,
-  toolName: maybe(pick("ros_deploy_stack", "ask_user_question")),
-  prompt: maybe(text),
-  title: maybe(text),
-  options: maybe(fc.oneof(fc.array(option, { maxLength: 3 }), json)),
-  allowFreeText: maybe(fc.boolean()),
-  language: maybe(pick("en", "ja", "ja-JP", "xx")),
-  scope: maybe(pick("candidate", "pipeline")),
-  subPipelineId: maybe(pick("c1")),
-  deploymentSummary: maybe(json),
-  secretToolInput: maybe(json),
-}, { requiredKeys: ["required"] });
+const INPUT_KINDS = [
+  "permission",
+  "ask_user_question",
+  "candidate_selection",
+  "deployment_confirmation",
+  "cloud_resource_selection",
+  "mystery",
+];
+const option = fc.record(
+  { id: maybe(pick("o1", "o2", "")), label: maybe(text), value: maybe(json), description: maybe(text) },
+  { requiredKeys: [] },
+);
+const input = fc.record(
+  {
+    required: pick<unknown>(true, true, true, false, "yes"),
+    inputId,
+    kind: maybe(pick(...INPUT_KINDS)),
+    toolUseId: toolId,
+    toolName: maybe(pick("ros_deploy_stack", "ask_user_question")),
+    prompt: maybe(text),
+    title: maybe(text),
+    options: maybe(fc.oneof(fc.array(option, { maxLength: 3 }), json)),
+    allowFreeText: maybe(fc.boolean()),
+    language: maybe(pick("en", "ja", "ja-JP", "xx")),
+    scope: maybe(pick("candidate", "pipeline")),
+    subPipelineId: maybe(pick("c1")),
+    deploymentSummary: maybe(json),
+    secretToolInput: maybe(json),
+  },
+  { requiredKeys: ["required"] },
+);
 
 /** One pipeline envelope: any event type, ids and sequences that repeat and go backwards, candidates side by side. */
-const envelope = fc.record({
-  schemaVersion: pick("1.0"),
-  eventType: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...KNOWN_EVENT_TYPES) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }),
-  eventId: maybe(pick("evt-1", "evt-2", "evt-3", "evt-4", "evt-5", "evt-6", "")),
-  sequence: maybe(fc.oneof(fc.nat(12), fc.constantFrom(3.0, 2.5, -1, "4"))),
-  scope: maybe(pick("pipeline", "step", "candidate")),
-  data: maybe(fc.record({
-    text: maybe(text),
-    type: maybe(pick("raw_thinking", "summary")),
-    toolUseId: toolId,
-    toolName: maybe(pick("ros_validate", "")),
-    input: maybe(json),
-    result: maybe(json),
-    isError: maybe(fc.boolean()),
-    provider: maybe(pick("dashscope")),
-    inputTokens: maybe(fc.nat(100)),
-  }, { requiredKeys: [] })),
-  step: maybe(fc.record({ id: maybe(pick("plan", "generate", "")), runId: maybe(pick("step-plan-1", "step-generate-1")) }, { requiredKeys: [] })),
-  candidate: maybe(fc.record({ id: maybe(pick("c1", "c2")), runId: maybe(pick("cand-run-1")) }, { requiredKeys: [] })),
-  candidateStep: maybe(fc.record({ id: maybe(pick("draft", "preview")) }, { requiredKeys: [] })),
-}, { requiredKeys: ["eventType"] });
+const envelope = fc.record(
+  {
+    schemaVersion: pick("1.0"),
+    eventType: fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...KNOWN_EVENT_TYPES) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
+    ),
+    eventId: maybe(pick("evt-1", "evt-2", "evt-3", "evt-4", "evt-5", "evt-6", "")),
+    sequence: maybe(fc.oneof(fc.nat(12), fc.constantFrom(3.0, 2.5, -1, "4"))),
+    scope: maybe(pick("pipeline", "step", "candidate")),
+    data: maybe(
+      fc.record(
+        {
+          text: maybe(text),
+          type: maybe(pick("raw_thinking", "summary")),
+          toolUseId: toolId,
+          toolName: maybe(pick("ros_validate", "")),
+          input: maybe(json),
+          result: maybe(json),
+          isError: maybe(fc.boolean()),
+          provider: maybe(pick("dashscope")),
+          inputTokens: maybe(fc.nat(100)),
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    step: maybe(
+      fc.record({ id: maybe(pick("plan", "generate", "")), runId: maybe(pick("step-plan-1", "step-generate-1")) }, { requiredKeys: [] }),
+    ),
+    candidate: maybe(fc.record({ id: maybe(pick("c1", "c2")), runId: maybe(pick("cand-run-1")) }, { requiredKeys: [] })),
+    candidateStep: maybe(fc.record({ id: maybe(pick("draft", "preview")) }, { requiredKeys: [] })),
+  },
+  { requiredKeys: ["eventType"] },
+);
 
 const iacCode = fc.record({
   iacCodeSessionId: rare(pick("session-1", "session-2"), 4),
@@ -132,35 +178,54 @@ const iacCode = fc.record({
 /** Drops the keys fast-check left undefined: frames arrive as JSON, which has no undefined. */
 const asJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Json;
 
-const statusUpdate = fc.record({
-  state: midState,
-  message: maybe(message),
-  iacCode: maybe(iacCode),
-  extra: unknownKeys,
-}).map(({ state, message, iacCode, extra }) => asJson({
-  statusUpdate: {
-    taskId: TASK_ID,
-    contextId: CONTEXT_ID,
-    status: { state, ...(message ? { message } : {}) },
-    ...(iacCode ? { metadata: { iac_code: iacCode, other: extra } } : {}),
-    ...extra,
-  },
-}));
+const statusUpdate = fc
+  .record({
+    state: midState,
+    message: maybe(message),
+    iacCode: maybe(iacCode),
+    extra: unknownKeys,
+  })
+  .map(({ state, message, iacCode, extra }) =>
+    asJson({
+      statusUpdate: {
+        taskId: TASK_ID,
+        contextId: CONTEXT_ID,
+        status: { state, ...(message ? { message } : {}) },
+        ...(iacCode ? { metadata: { iac_code: iacCode, other: extra } } : {}),
+        ...extra,
+      },
+    }),
+  );
 
-const artifactUpdate = fc.record({
-  artifactId: maybe(pick("art-1", "art-2")),
-  name: maybe(text),
-  parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json })), { maxLength: 2 }),
-  metadata: maybe(json),
-}, { requiredKeys: ["parts"] }).map((artifact) => asJson({ artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact } }));
+const artifactUpdate = fc
+  .record(
+    {
+      artifactId: maybe(pick("art-1", "art-2")),
+      name: maybe(text),
+      parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json })), { maxLength: 2 }),
+      metadata: maybe(json),
+    },
+    { requiredKeys: ["parts"] },
+  )
+  .map((artifact) => asJson({ artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact } }));
 
-const taskSnapshot = fc.record({
-  state: midState,
-  history: maybe(fc.array(message, { maxLength: 3 })),
-  iacCode: maybe(iacCode),
-}).map(({ state, history, iacCode }) => asJson({
-  task: { id: TASK_ID, contextId: CONTEXT_ID, status: { state }, ...(history ? { history } : {}), ...(iacCode ? { metadata: { iac_code: iacCode } } : {}) },
-}));
+const taskSnapshot = fc
+  .record({
+    state: midState,
+    history: maybe(fc.array(message, { maxLength: 3 })),
+    iacCode: maybe(iacCode),
+  })
+  .map(({ state, history, iacCode }) =>
+    asJson({
+      task: {
+        id: TASK_ID,
+        contextId: CONTEXT_ID,
+        status: { state },
+        ...(history ? { history } : {}),
+        ...(iacCode ? { metadata: { iac_code: iacCode } } : {}),
+      },
+    }),
+  );
 
 const bareMessage = message.map((body) => asJson({ message: body }));
 /** Something that is no StreamResponse at all. */
@@ -180,12 +245,14 @@ export type Ending = { kind: "state"; state: string } | { kind: "stops" } | { ki
 export const ending: fc.Arbitrary<Ending> = fc.oneof(
   fc.constantFrom(...STATES).map((state): Ending => ({ kind: "state", state: `TASK_STATE_${state}` })),
   fc.constant<Ending>({ kind: "stops" }),
-  fc.constantFrom<unknown>(
-    new AguiError("A2A_UNAVAILABLE"),
-    new Error("socket hang up"),
-    executionFailed({ code: -32603, message: "kernel exploded", data: { code: "SESSION_BACKUP_NOT_READY", retryable: true } }),
-    "a thrown string",
-  ).map((error): Ending => ({ kind: "fails", error })),
+  fc
+    .constantFrom<unknown>(
+      new AguiError("A2A_UNAVAILABLE"),
+      new Error("socket hang up"),
+      executionFailed({ code: -32603, message: "kernel exploded", data: { code: "SESSION_BACKUP_NOT_READY", retryable: true } }),
+      "a thrown string",
+    )
+    .map((error): Ending => ({ kind: "fails", error })),
 );
 
 /** The whole stream: the Task first (as a kernel sends it), frames, then the ending. */
@@ -196,14 +263,16 @@ export const kernelStream = fc.record({
 });
 
 /** Where the run starts: a resumed execution may carry a cursor, open steps and text the client has. */
-export const chainOptions: fc.Arbitrary<ChainOptions> = fc.record({
-  pipelineSequence: fc.nat(8),
-  pipelineOpenSteps: fc.subarray(["step:plan", "candidate:c1:draft", "step:generate"]),
-  textSnapshotDigests: fc.subarray(["hello", "hel", "🙂 multi-byte"]).map((texts) => texts.map(textDigest)),
-  interruptsAsTools: fc.boolean(),
-  isAnsweredIds: fc.subarray(["input-a", "input-b"]),
-  failPersistence: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-}).map(({ isAnsweredIds, ...options }) => ({ ...options, isAnswered: (id: string) => isAnsweredIds.includes(id) }));
+export const chainOptions: fc.Arbitrary<ChainOptions> = fc
+  .record({
+    pipelineSequence: fc.nat(8),
+    pipelineOpenSteps: fc.subarray(["step:plan", "candidate:c1:draft", "step:generate"]),
+    textSnapshotDigests: fc.subarray(["hello", "hel", "🙂 multi-byte"]).map((texts) => texts.map(textDigest)),
+    interruptsAsTools: fc.boolean(),
+    isAnsweredIds: fc.subarray(["input-a", "input-b"]),
+    failPersistence: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  })
+  .map(({ isAnsweredIds, ...options }) => ({ ...options, isAnswered: (id: string) => isAnsweredIds.includes(id) }));
 
 export function endingFrame(end: Ending): JsonRpcResult | undefined {
   return end.kind === "state" ? { statusUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, status: { state: end.state } } } : undefined;

@@ -39,13 +39,32 @@ import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js"
 /** The stages of `runAgent`'s pipes, top to bottom, as `lib/run.ts` names them. */
 export const RUN_PIPELINE_STAGES = [
   // readKernel
-  "tap", "followDrops", "endRunOnTaskState", "awaitInOrder", "takeWhile",
+  "tap",
+  "followDrops",
+  "endRunOnTaskState",
+  "awaitInOrder",
+  "takeWhile",
   // unfoldPipeline
-  "dedupePipelineEvents", "projectPipelineEvents", "projectSteps",
+  "dedupePipelineEvents",
+  "projectPipelineEvents",
+  "projectSteps",
   // projectToAgui
-  "projectText", "projectReasoning", "projectTools", "projectArtifacts", "announceSession", "aggregateUsage", "awaitInOrder", "finishRun",
+  "projectText",
+  "projectReasoning",
+  "projectTools",
+  "projectArtifacts",
+  "announceSession",
+  "aggregateUsage",
+  "awaitInOrder",
+  "finishRun",
   // deliver
-  "startWith", "catchError", "interruptsShownAsTools", "neutralizeTerminalControls", "closeSpans", "tap", "mergeHeartbeat",
+  "startWith",
+  "catchError",
+  "interruptsShownAsTools",
+  "neutralizeTerminalControls",
+  "closeSpans",
+  "tap",
+  "mergeHeartbeat",
 ] as const;
 
 export interface ChainOptions {
@@ -86,7 +105,10 @@ function settleInMemory(options: ChainOptions) {
       const interrupts = end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, "en"));
       return { ...end, interrupts };
     } catch (error) {
-      const failure = error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR" ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+      const failure =
+        error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR"
+          ? error
+          : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
       return { ...end, inputs: undefined, error: failure };
     }
   }
@@ -101,7 +123,8 @@ export function projectionChain(options: ChainOptions = {}): OperatorFunction<Ke
   // The thread's writes of the task and session ids, in memory: asynchronous for the signals that change them, as on disk.
   const seen = new Set<string>();
   const remember = (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
-    const key = signal.kind === "task-bound" ? `task:${signal.taskId}` : signal.kind === "session-bound" ? `session:${signal.sessionId}` : undefined;
+    const key =
+      signal.kind === "task-bound" ? `task:${signal.taskId}` : signal.kind === "session-bound" ? `session:${signal.sessionId}` : undefined;
     if (key === undefined || seen.has(key)) return signal;
     seen.add(key);
     return Promise.resolve(signal);

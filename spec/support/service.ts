@@ -104,7 +104,10 @@ export async function postRun(url: string, body: unknown, headers: Record<string
 
 /** Script lines for the replay kernel, with the task frame it needs first. */
 export const script = {
-  task: (): FixtureLine => ({ delayMs: 0, frame: { task: { id: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_SUBMITTED" } } } }),
+  task: (): FixtureLine => ({
+    delayMs: 0,
+    frame: { task: { id: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_SUBMITTED" } } },
+  }),
   status: (state: string, iacCode?: Record<string, unknown>, text?: string): FixtureLine => ({
     delayMs: 0,
     frame: {

@@ -7,7 +7,7 @@ const MAX = 160;
 
 /** @param {unknown} value */
 function short(value) {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > MAX ? `${line.slice(0, MAX - 1)}…` : line;
 }
@@ -29,8 +29,17 @@ function tokens(usage) {
  */
 function pipelineSubject(value) {
   const data = value.data ?? {};
-  const parts = [value.step?.id && `step ${value.step.id}`, value.candidate?.name ?? value.candidate?.id, data.pipelineName, data.stackName, data.status];
-  return parts.filter((part) => typeof part === "string" && part !== "").map(short).join(" · ");
+  const parts = [
+    value.step?.id && `step ${value.step.id}`,
+    value.candidate?.name ?? value.candidate?.id,
+    data.pipelineName,
+    data.stackName,
+    data.status,
+  ];
+  return parts
+    .filter((part) => typeof part === "string" && part !== "")
+    .map(short)
+    .join(" · ");
 }
 
 /** @param {Record<string, any>} event @returns {string} */

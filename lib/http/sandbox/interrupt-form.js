@@ -19,8 +19,10 @@ const safeId = (id) => String(id).replace(/[^A-Za-z0-9_-]/g, "_");
 function optionTitles(meta) {
   /** @type {Map<string, string>} */
   const titles = new Map();
-  for (const option of Array.isArray(meta.options) ? meta.options : []) if (option?.id && option.label) titles.set(String(option.id), String(option.label));
-  for (const option of Array.isArray(meta.standardOptions) ? meta.standardOptions : []) if (option?.id && option.title) titles.set(String(option.id), String(option.title));
+  for (const option of Array.isArray(meta.options) ? meta.options : [])
+    if (option?.id && option.label) titles.set(String(option.id), String(option.label));
+  for (const option of Array.isArray(meta.standardOptions) ? meta.standardOptions : [])
+    if (option?.id && option.title) titles.set(String(option.id), String(option.title));
   return titles;
 }
 
@@ -30,7 +32,13 @@ function facts(meta) {
   if (Array.isArray(meta.displayParameters)) {
     rows.push(["parameters", meta.displayParameters.map((/** @type {any} */ p) => `${p.name} = ${p.value}`).join(", ")]);
   }
-  return rows.length === 0 ? null : h("dl", { class: "facts" }, rows.flatMap(([key, value]) => [h("dt", {}, key), h("dd", {}, value)]));
+  return rows.length === 0
+    ? null
+    : h(
+        "dl",
+        { class: "facts" },
+        rows.flatMap(([key, value]) => [h("dt", {}, key), h("dd", {}, value)]),
+      );
 }
 
 /** @param {Record<string, any>} interrupt @param {number} index @param {boolean} several */
@@ -76,11 +84,21 @@ function interruptFieldset(interrupt, index, several) {
 export function interruptForm(interrupts, send) {
   const several = interrupts.length > 1;
   const parts = interrupts.map((interrupt, index) => interruptFieldset(interrupt, index, several));
-  const heading = h("h3", { tabindex: "-1" }, several ? `The run is waiting for ${interrupts.length} answers` : "The run is waiting for an answer");
+  const heading = h(
+    "h3",
+    { tabindex: "-1" },
+    several ? `The run is waiting for ${interrupts.length} answers` : "The run is waiting for an answer",
+  );
   const error = h("p", { class: "form-error", role: "alert" });
   const submit = h("button", { type: "submit", class: "primary" }, several ? "Send answers" : "Send answer");
   const cancel = h("button", { type: "button" }, several ? "Cancel all" : "Cancel");
-  const body = h("fieldset", { class: "bare" }, parts.map((part) => part.element), h("div", { class: "actions" }, submit, cancel), error);
+  const body = h(
+    "fieldset",
+    { class: "bare" },
+    parts.map((part) => part.element),
+    h("div", { class: "actions" }, submit, cancel),
+    error,
+  );
   const form = h("form", { class: "interrupts", novalidate: true }, heading, body);
 
   /** @param {ResumeEntry[]} resume @param {string} summary */

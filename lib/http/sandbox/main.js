@@ -78,7 +78,10 @@ function setBusy(busy) {
 }
 
 async function loadService() {
-  const [health, list] = await Promise.all([fetch("/health", { headers: authorization() }), fetch("/sandbox/fixtures", { headers: authorization() })]);
+  const [health, list] = await Promise.all([
+    fetch("/health", { headers: authorization() }),
+    fetch("/sandbox/fixtures", { headers: authorization() }),
+  ]);
   if (health.status === 401 || list.status === 401) {
     ui.service.textContent = "needs a bearer token";
     say("This service wants a bearer token: paste it into the token field.");
@@ -151,7 +154,9 @@ async function stream(body, title) {
     }
   } catch (error) {
     model.status = controller.signal.aborted ? "stopped" : "cut";
-    model.detail = controller.signal.aborted ? "Stopped here: the page disconnected, so the service cancels the task." : `The request failed: ${error}`;
+    model.detail = controller.signal.aborted
+      ? "Stopped here: the page disconnected, so the service cancels the task."
+      : `The request failed: ${error}`;
   } finally {
     running = undefined;
     model.elapsedMs = performance.now() - started;
@@ -181,7 +186,16 @@ function errorText(text) {
 function offerAnswers(model, view) {
   const form = interruptForm(model.interrupts, async (resume, summary) => {
     const next = await stream(
-      { threadId: thread.id, runId: randomId("sandbox-run"), state: {}, messages: [], tools: [], context: [], forwardedProps: thread.forwardedProps, resume },
+      {
+        threadId: thread.id,
+        runId: randomId("sandbox-run"),
+        state: {},
+        messages: [],
+        tools: [],
+        context: [],
+        forwardedProps: thread.forwardedProps,
+        resume,
+      },
       `resume · ${summary}`,
     );
     const code = next.events.findLast((entry) => entry.event.type === "RUN_ERROR")?.event.code;

@@ -74,7 +74,9 @@ export class RunModel {
    */
   depthOf(span) {
     const at = this.spans.indexOf(span);
-    return this.spans.filter((step, i) => i < at && step.kind === "step" && (step.end === undefined || (span.end !== undefined && step.end >= span.end))).length;
+    return this.spans.filter(
+      (step, i) => i < at && step.kind === "step" && (step.end === undefined || (span.end !== undefined && step.end >= span.end)),
+    ).length;
   }
 
   get openSteps() {

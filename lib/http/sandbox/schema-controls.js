@@ -77,7 +77,12 @@ function objectControl(schema, ctx) {
           shown.filter((field) => field.isRequired).map((field) => field.control.element),
           // Optional extras (parameter_overrides, say) stay folded: most answers never need them.
           optional.length > 0
-            ? h("details", { class: "optional" }, h("summary", {}, `Optional: ${optional.map((field) => field.name).join(", ")}`), optional.map((field) => field.control.element))
+            ? h(
+                "details",
+                { class: "optional" },
+                h("summary", {}, `Optional: ${optional.map((field) => field.name).join(", ")}`),
+                optional.map((field) => field.control.element),
+              )
             : null,
         );
   return {
@@ -118,7 +123,12 @@ function oneOfControl(branches, ctx) {
   // Extras that every option may carry (parameter_overrides) are offered for the chosen one only; required fields stay visible so typing can pick their branch.
   const fold = () => items.forEach((item) => item.body && item.inner.onlyOptional && (item.body.hidden = !item.radio.checked));
   fold();
-  const element = h("fieldset", { class: "choice", onchange: fold }, h("legend", {}, ctx.label), items.map((item) => item.element));
+  const element = h(
+    "fieldset",
+    { class: "choice", onchange: fold },
+    h("legend", {}, ctx.label),
+    items.map((item) => item.element),
+  );
   return {
     element,
     read() {
@@ -148,13 +158,21 @@ function branchTitle(branch, index, titles) {
 function enumControl(values, ctx) {
   const titleOf = (/** @type {unknown} */ value) => ctx.titles.get(String(value)) ?? String(value);
   if (values.length <= RADIO_LIMIT) {
-    const radios = values.map((value, index) => h("input", { type: "radio", name: ctx.id, id: `${ctx.id}-${index}`, value: String(index) }));
+    const radios = values.map((value, index) =>
+      h("input", { type: "radio", name: ctx.id, id: `${ctx.id}-${index}`, value: String(index) }),
+    );
     const element = h(
       "fieldset",
       { class: "choice" },
       h("legend", {}, h("code", {}, ctx.label)),
       values.map((value, index) =>
-        h("label", { class: "radio", for: `${ctx.id}-${index}` }, radios[index], h("span", {}, titleOf(value)), titleOf(value) !== String(value) ? h("code", { class: "detail" }, String(value)) : null),
+        h(
+          "label",
+          { class: "radio", for: `${ctx.id}-${index}` },
+          radios[index],
+          h("span", {}, titleOf(value)),
+          titleOf(value) !== String(value) ? h("code", { class: "detail" }, String(value)) : null,
+        ),
       ),
     );
     return {
@@ -166,7 +184,12 @@ function enumControl(values, ctx) {
       },
     };
   }
-  const select = h("select", { id: ctx.id }, h("option", { value: "" }, "Choose…"), values.map((value, index) => h("option", { value: String(index) }, titleOf(value))));
+  const select = h(
+    "select",
+    { id: ctx.id },
+    h("option", { value: "" }, "Choose…"),
+    values.map((value, index) => h("option", { value: String(index) }, titleOf(value))),
+  );
   return {
     element: labelled(ctx, select),
     read() {
@@ -207,7 +230,8 @@ function numberControl(schema, ctx) {
     read() {
       if (input.value === "") return ctx.required ? fail(`Fill in ${ctx.label}.`, input) : ok(undefined);
       const value = Number(input.value);
-      if (!Number.isFinite(value) || (schema.type === "integer" && !Number.isInteger(value))) return fail(`${ctx.label} must be a${schema.type === "integer" ? "n integer" : " number"}.`, input);
+      if (!Number.isFinite(value) || (schema.type === "integer" && !Number.isInteger(value)))
+        return fail(`${ctx.label} must be a${schema.type === "integer" ? "n integer" : " number"}.`, input);
       return ok(value);
     },
   };

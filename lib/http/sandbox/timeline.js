@@ -35,8 +35,21 @@ function pretty(text) {
 
 /** A span as plain text: its streamed text is the point, and JSON escaping would bury it. @param {Span} span */
 function describeSpan(span) {
-  const lines = [`kind: ${span.kind}`, `label: ${span.label}`, `events: #${span.start}–${span.end === undefined ? "(never closed)" : `#${span.end}`}`];
-  if (span.kind === "tool") lines.push(`failed: ${span.failed}`, "", "arguments:", pretty(span.text), "", "result:", span.result === undefined ? "(none yet)" : pretty(span.result));
+  const lines = [
+    `kind: ${span.kind}`,
+    `label: ${span.label}`,
+    `events: #${span.start}–${span.end === undefined ? "(never closed)" : `#${span.end}`}`,
+  ];
+  if (span.kind === "tool")
+    lines.push(
+      `failed: ${span.failed}`,
+      "",
+      "arguments:",
+      pretty(span.text),
+      "",
+      "result:",
+      span.result === undefined ? "(none yet)" : pretty(span.result),
+    );
   else if (span.kind !== "step") lines.push("", "text:", span.text);
   return lines.join("\n");
 }
@@ -118,8 +131,18 @@ class RunView {
     this.meta = h("span", { class: "meta" });
     this.spanRows = h("div", { class: "span-rows" });
     this.tickTrack = h("div", { class: "track" });
-    this.tickRow = h("div", { class: "span-row ticks", hidden: true }, h("span", { class: "span-label" }, "pipeline events"), this.tickTrack);
-    this.chart = h("div", { class: "chart", role: "group", "aria-label": `Spans of run ${number}`, hidden: true }, this.spanRows, this.tickRow);
+    this.tickRow = h(
+      "div",
+      { class: "span-row ticks", hidden: true },
+      h("span", { class: "span-label" }, "pipeline events"),
+      this.tickTrack,
+    );
+    this.chart = h(
+      "div",
+      { class: "chart", role: "group", "aria-label": `Spans of run ${number}`, hidden: true },
+      this.spanRows,
+      this.tickRow,
+    );
     this.list = h("ol", { class: "events", "aria-label": `Events of run ${number}` });
     this.after = h("div", { class: "after" });
     const heading = h(
@@ -143,7 +166,12 @@ class RunView {
     const kind = subtype(event);
     const row = h(
       "button",
-      { type: "button", class: `ev tone-${entry.tone}`, style: { "--depth": String(entry.depth) }, onclick: () => this.#selectEvent(entry, row) },
+      {
+        type: "button",
+        class: `ev tone-${entry.tone}`,
+        style: { "--depth": String(entry.depth) },
+        onclick: () => this.#selectEvent(entry, row),
+      },
       h("span", { class: "ev-index" }, `#${entry.index}`),
       h("span", { class: "ev-time" }, `+${Math.round(entry.at)} ms`),
       h("span", { class: "ev-type" }, String(event.type)),
@@ -230,7 +258,12 @@ class RunView {
       if (!drawn) {
         const bar = h("button", { type: "button", class: `bar kind-${span.kind}`, onclick: () => this.#selectSpan(span, bar) });
         const name = h("span", { class: "name" });
-        const label = h("span", { class: `span-label kind-${span.kind}`, title: span.label }, h("span", { class: "kind" }, span.kind), name);
+        const label = h(
+          "span",
+          { class: `span-label kind-${span.kind}`, title: span.label },
+          h("span", { class: "kind" }, span.kind),
+          name,
+        );
         const row = h("div", { class: "span-row" }, label, h("div", { class: "track" }, bar));
         drawn = { bar, row, name };
         this.bars.set(span, drawn);

@@ -18,7 +18,14 @@ describe("answerMessage: permission", () => {
         role: "ROLE_USER",
         parts: [
           {
-            data: { schemaVersion: 1, kind: "permission", requestTaskId: TASK, inputId: "perm-1", toolUseId: "tool-perm", decision: "allow_once" },
+            data: {
+              schemaVersion: 1,
+              kind: "permission",
+              requestTaskId: TASK,
+              inputId: "perm-1",
+              toolUseId: "tool-perm",
+              decision: "allow_once",
+            },
             mediaType: "application/json",
           },
         ],
@@ -31,7 +38,11 @@ describe("answerMessage: permission", () => {
   });
 
   it("sends a cancelled permission as deny", () => {
-    const delivery = answerMessage(pendingOf(permission), { interruptId: "perm-1", status: "cancelled", payload: { decision: "deny" } }, ctx);
+    const delivery = answerMessage(
+      pendingOf(permission),
+      { interruptId: "perm-1", status: "cancelled", payload: { decision: "deny" } },
+      ctx,
+    );
     expect(delivery.call).toBe("stream");
     expect(JSON.stringify(delivery)).toContain('"decision":"deny"');
   });
@@ -51,7 +62,13 @@ describe("answerMessage: question and candidate selection", () => {
   it("sends free text verbatim and closes the asking tool call with it", () => {
     expect(answerMessage(pendingOf(question), resolved("q-1", { freeText: "Shanghai, please" }), ctx)).toEqual({
       call: "stream",
-      message: { messageId: "agui-resume-run-2", role: "ROLE_USER", parts: [{ text: "Shanghai, please" }], contextId: CONTEXT, taskId: TASK },
+      message: {
+        messageId: "agui-resume-run-2",
+        role: "ROLE_USER",
+        parts: [{ text: "Shanghai, please" }],
+        contextId: CONTEXT,
+        taskId: TASK,
+      },
       toolResult: { toolCallId: "tool-q", content: "Shanghai, please" },
     });
   });
@@ -95,7 +112,10 @@ describe("answerMessage: deployment_confirmation", () => {
   });
 
   it("sends an explicit action with its overrides (keys trimmed, nulls dropped, non-ASCII kept)", () => {
-    const payload = { action: "adjust", parameter_overrides: { " Name ": "スタック", Size: 2, Ratio: 0.5, Old: null, Tags: { env: "prod" } } };
+    const payload = {
+      action: "adjust",
+      parameter_overrides: { " Name ": "スタック", Size: 2, Ratio: 0.5, Old: null, Tags: { env: "prod" } },
+    };
     expect(textOf(answerMessage(pendingOf(deployment), resolved("deploy-1", payload), ctx))).toBe(
       '{"action": "adjust", "parameter_overrides": {"Name": "スタック", "Size": 2, "Ratio": 0.5, "Tags": {"env": "prod"}}}',
     );
@@ -116,7 +136,13 @@ describe("answerMessage: cloud_resource_selection", () => {
     const json = `{"schemaVersion":1,"kind":"cloud_resource_selection","status":"selected","requestTaskId":"${TASK}","contextId":"${CONTEXT}","inputId":"${id}","toolUseId":"tool-res","selectorId":"vpc.vpc","value":"vpc-1","label":"main"}`;
     expect(delivery).toEqual({
       call: "stream",
-      message: { messageId: "agui-resume-run-2", role: "ROLE_USER", parts: [{ text: RESOURCE_SELECTION_QUERY_PREFIX + json }], contextId: CONTEXT, taskId: TASK },
+      message: {
+        messageId: "agui-resume-run-2",
+        role: "ROLE_USER",
+        parts: [{ text: RESOURCE_SELECTION_QUERY_PREFIX + json }],
+        contextId: CONTEXT,
+        taskId: TASK,
+      },
       inputResponse: { ...base, status: "selected", ...correlation, selectorId: "vpc.vpc", value: "vpc-1", label: "main" },
     });
   });

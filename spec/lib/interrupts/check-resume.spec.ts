@@ -62,7 +62,9 @@ describe("checkResumeEntries", () => {
 describe("resumeDigest", () => {
   // Expected values: Python sha256(json.dumps({status, payload}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)).
   it("matches the reference's digest, an absent payload counting as None", () => {
-    expect(resumeDigest({ interruptId: "x", status: "cancelled" })).toBe("3902805a6bea7234d10c2f7eac2aadf4db6e27f87f95aeb0de62aa73bf902f22");
+    expect(resumeDigest({ interruptId: "x", status: "cancelled" })).toBe(
+      "3902805a6bea7234d10c2f7eac2aadf4db6e27f87f95aeb0de62aa73bf902f22",
+    );
     expect(resumeDigest(allow)).toBe("289281c743b2a91d60f25b59680f04683bd82766f7a9b2eb405975140373868e");
     expect(resumeDigest({ interruptId: "q", status: "resolved", payload: { freeText: "日本" } })).toBe(
       "82928b2f94d76c4a20bebb1fa807ab33250b291866c811eb898e97d6dc57e47e",

@@ -28,7 +28,12 @@ describe("keepInput", () => {
 describe("isRequiredInput", () => {
   it("is true only for required === true", () => {
     expect([{ required: true }, { required: "true" }, { required: 1 }, {}, null, "x"].map(isRequiredInput)).toEqual([
-      true, false, false, false, false, false,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 });

@@ -46,7 +46,12 @@ describe("standardOptions", () => {
 
 describe("selectionMessage", () => {
   it("lists the options under the prompt", () => {
-    expect(selectionMessage("Pick", [{ id: "a", title: "A" }, { id: "b", title: "B" }])).toBe("Pick\n- a: A\n- b: B");
+    expect(
+      selectionMessage("Pick", [
+        { id: "a", title: "A" },
+        { id: "b", title: "B" },
+      ]),
+    ).toBe("Pick\n- a: A\n- b: B");
     expect(selectionMessage("Pick", [])).toBe("Pick");
   });
 });
@@ -78,7 +83,14 @@ describe("deploymentOptions", () => {
     ["a blank id", [{ id: "  ", action: "confirm" }], "options[0].id"],
     ["a numeric id", [{ id: 1, action: "confirm" }], "options[0].id"],
     ["an id over 200 characters", [{ id: "x".repeat(201), action: "confirm" }], "options[0].id"],
-    ["a repeated id", [{ id: "go", action: "confirm" }, { id: "go", action: "cancel" }], "options[1].id: must be unique"],
+    [
+      "a repeated id",
+      [
+        { id: "go", action: "confirm" },
+        { id: "go", action: "cancel" },
+      ],
+      "options[1].id: must be unique",
+    ],
     ["a missing action", [{ id: "go" }], "options[0].action"],
     ["an unknown action", [{ id: "go", action: "deploy" }], "options[0].action: must be one of confirm, adjust, reselect, cancel"],
   ])("rejects %s as A2A_PROTOCOL_ERROR", (_, options, detail) => {

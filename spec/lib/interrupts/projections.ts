@@ -75,4 +75,8 @@ export const resource: InputProjection = {
   required: true,
 };
 
-export const pendingOf = (value: InputProjection, extra: Partial<PendingInput> = {}): PendingInput => ({ value, sideband: false, ...extra });
+export const pendingOf = (value: InputProjection, extra: Partial<PendingInput> = {}): PendingInput => ({
+  value,
+  sideband: false,
+  ...extra,
+});

@@ -8,7 +8,13 @@ describe("pythonJsonDumps", () => {
     [
       {
         action: "adjust",
-        parameter_overrides: { InstanceType: "ecs.g7.large", Count: 2, Ratio: 1.5, Tags: ["a", "b"], Nested: { k: null, t: true, f: false } },
+        parameter_overrides: {
+          InstanceType: "ecs.g7.large",
+          Count: 2,
+          Ratio: 1.5,
+          Tags: ["a", "b"],
+          Nested: { k: null, t: true, f: false },
+        },
       },
       '{"action": "adjust", "parameter_overrides": {"InstanceType": "ecs.g7.large", "Count": 2, "Ratio": 1.5, "Tags": ["a", "b"], "Nested": {"k": null, "t": true, "f": false}}}',
     ],

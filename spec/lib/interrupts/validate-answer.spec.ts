@@ -108,7 +108,10 @@ describe("validateAnswer: cloud_resource_selection", () => {
   const id = resource.inputId;
 
   it("accepts a value with an optional label, or free text", () => {
-    expect(validateAnswer(pendingOf(resource), resolved(id, { value: "vpc-1", label: "main" })).payload).toEqual({ value: "vpc-1", label: "main" });
+    expect(validateAnswer(pendingOf(resource), resolved(id, { value: "vpc-1", label: "main" })).payload).toEqual({
+      value: "vpc-1",
+      label: "main",
+    });
     expect(validateAnswer(pendingOf(resource), resolved(id, { freeText: "vpc-2" })).payload).toEqual({ freeText: "vpc-2" });
   });
 

@@ -104,9 +104,33 @@ describe("the recorded fixtures", () => {
       language: "en",
     });
     // Only the projection fields the adapter keeps (wire contract §5).
-    const kept = ["schemaVersion", "kind", "requestTaskId", "contextId", "inputId", "toolUseId", "toolName", "title", "purpose", "effect",
-      "target", "isReadOnly", "prompt", "safeSummary", "options", "language", "deploymentSummary", "scope", "subPipelineId", "operation",
-      "displayParameters", "allowFreeText", "freeTextPrompt", "required", "selector"];
+    const kept = [
+      "schemaVersion",
+      "kind",
+      "requestTaskId",
+      "contextId",
+      "inputId",
+      "toolUseId",
+      "toolName",
+      "title",
+      "purpose",
+      "effect",
+      "target",
+      "isReadOnly",
+      "prompt",
+      "safeSummary",
+      "options",
+      "language",
+      "deploymentSummary",
+      "scope",
+      "subPipelineId",
+      "operation",
+      "displayParameters",
+      "allowFreeText",
+      "freeTextPrompt",
+      "required",
+      "selector",
+    ];
     expect(Object.keys(input).filter((key) => !kept.includes(key))).toEqual([]);
     for (const section of sections.slice(1)) expect(stateOfFrame(lastFrame(section))).toBe("TASK_STATE_COMPLETED");
   });
@@ -164,13 +188,21 @@ describe("parseFixture", () => {
 
   it("reads a drop line, with its delay", () => {
     expect(parseFixture('{"delayMs": 200, "drop": true}\n{"frame": {"message": {"messageId": "m"}}}')).toEqual([
-      { turn: 0, lines: [{ delayMs: 200, drop: true }, { delayMs: 0, frame: { message: { messageId: "m" } } }] },
+      {
+        turn: 0,
+        lines: [
+          { delayMs: 200, drop: true },
+          { delayMs: 0, frame: { message: { messageId: "m" } } },
+        ],
+      },
     ]);
   });
 
   it("reads an error line with optional data", () => {
     const text = '{"delayMs": 5, "error": {"code": -32000, "message": "boom", "data": {"retryable": true}}}';
-    expect(parseFixture(text)).toEqual([{ turn: 0, lines: [{ delayMs: 5, error: { code: -32000, message: "boom", data: { retryable: true } } }] }]);
+    expect(parseFixture(text)).toEqual([
+      { turn: 0, lines: [{ delayMs: 5, error: { code: -32000, message: "boom", data: { retryable: true } } }] },
+    ]);
   });
 
   it.each([
@@ -189,11 +221,27 @@ describe("parseFixture", () => {
     ["a fractional turn", '{"turn": 1.5}\n{"frame": {"task": {}}}', /"turn" must be an integer/],
     ["an empty when", '{"turn": 1, "when": ""}\n{"frame": {"task": {}}}', /"when" must be a non-empty string/],
     ["a marker with other keys", '{"turn": 1, "delayMs": 3}', /a turn marker is/],
-    ["an empty section", '{"frame": {"task": {}}}\n{"turn": 1}\n{"turn": 2}\n{"frame": {"task": {}}}', /x.jsonl:2: a turn section needs at least one line/],
+    [
+      "an empty section",
+      '{"frame": {"task": {}}}\n{"turn": 1}\n{"turn": 2}\n{"frame": {"task": {}}}',
+      /x.jsonl:2: a turn section needs at least one line/,
+    ],
     ["an empty last section", '{"frame": {"task": {}}}\n{"turn": 1}', /x.jsonl:2: a turn section needs at least one line/],
-    ["turns out of order", '{"turn": 2}\n{"frame": {"task": {}}}\n{"turn": 1}\n{"frame": {"task": {}}}', /x.jsonl:3: turn 1 comes after turn 2/],
-    ["two fallbacks for a turn", '{"frame": {"task": {}}}\n{"turn": 0}\n{"frame": {"task": {}}}', /x.jsonl:2: turn 0 already has a section without "when"/],
-    ["a repeated when", '{"turn": 1, "when": "a"}\n{"frame": {"task": {}}}\n{"turn": 1, "when": "a"}\n{"frame": {"task": {}}}', /already has a section for "when"/],
+    [
+      "turns out of order",
+      '{"turn": 2}\n{"frame": {"task": {}}}\n{"turn": 1}\n{"frame": {"task": {}}}',
+      /x.jsonl:3: turn 1 comes after turn 2/,
+    ],
+    [
+      "two fallbacks for a turn",
+      '{"frame": {"task": {}}}\n{"turn": 0}\n{"frame": {"task": {}}}',
+      /x.jsonl:2: turn 0 already has a section without "when"/,
+    ],
+    [
+      "a repeated when",
+      '{"turn": 1, "when": "a"}\n{"frame": {"task": {}}}\n{"turn": 1, "when": "a"}\n{"frame": {"task": {}}}',
+      /already has a section for "when"/,
+    ],
   ])("rejects %s, naming the file and line", (_label, text, message) => {
     expect(() => parseFixture(text, "x.jsonl")).toThrow(FixtureFormatError);
     expect(() => parseFixture(text, "x.jsonl")).toThrow(message);
@@ -259,9 +307,8 @@ describe("selectFixture", () => {
     (text) => expect(selectFixture(text, available)).toBe("reasoning-tools"),
   );
 
-  it.each(["", "hello there", "unknown-name", "/../../etc/passwd", "reasoning-tools please"])(
-    "falls back to the default for %j",
-    (text) => expect(selectFixture(text, available)).toBe(DEFAULT_FIXTURE),
+  it.each(["", "hello there", "unknown-name", "/../../etc/passwd", "reasoning-tools please"])("falls back to the default for %j", (text) =>
+    expect(selectFixture(text, available)).toBe(DEFAULT_FIXTURE),
   );
 });
 

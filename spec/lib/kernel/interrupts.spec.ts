@@ -52,14 +52,14 @@ function answer(taskId: string, data: unknown, message: Record<string, unknown> 
   };
 }
 
-const textAnswer = (taskId: string, text: string) => userMessage(text, { taskId, contextId: CONTEXT, messageId: `agui-resume-${randomUUID()}` });
+const textAnswer = (taskId: string, text: string) =>
+  userMessage(text, { taskId, contextId: CONTEXT, messageId: `agui-resume-${randomUUID()}` });
 
 /** Starts a fixture on a new task; returns the task id and the frames of its first turn. */
 async function start(k: ReplayKernel, text: string) {
   const out = results(await stream(k.url, "SendStreamingMessage", userMessage(text, { contextId: CONTEXT })));
   return { taskId: out[0].task.id as string, out };
 }
-
 
 /** The SDK logs each JSON-RPC error it sends; keep the spec output readable. */
 const quietSdkErrors = () => jest.spyOn(console, "error").mockImplementation(() => undefined);
@@ -85,7 +85,16 @@ describe("multi-turn fixtures over HTTP", () => {
     return dir;
   }
   const line = (l: FixtureLine) => JSON.stringify(l);
-  const question = { schemaVersion: 1, kind: "ask_user_question", requestTaskId: "${taskId}", contextId: "${contextId}", inputId: "q-${taskId}", toolUseId: "toolu_q", prompt: "Colour?", required: true };
+  const question = {
+    schemaVersion: 1,
+    kind: "ask_user_question",
+    requestTaskId: "${taskId}",
+    contextId: "${contextId}",
+    inputId: "q-${taskId}",
+    toolUseId: "toolu_q",
+    prompt: "Colour?",
+    required: true,
+  };
 
   it("play the task's turns by index and by `when`, from the fixture its first turn chose", async () => {
     const dir = await fixturesDir({
@@ -125,12 +134,18 @@ describe("multi-turn fixtures over HTTP", () => {
     const fallback = results(await stream(k.url, "SendStreamingMessage", textAnswer(other.taskId, "red")));
     expect(streamedText(fallback)).toBe("some colour");
     const green = await start(k, "fixture:colours");
-    expect(streamedText(results(await stream(k.url, "SendStreamingMessage", textAnswer(green.taskId, "GREEN, no: green"))))).toBe("green it is");
+    expect(streamedText(results(await stream(k.url, "SendStreamingMessage", textAnswer(green.taskId, "GREEN, no: green"))))).toBe(
+      "green it is",
+    );
   });
 
   it("answer a turn the fixture has no section for with a short completed reply", async () => {
     const dir = await fixturesDir({
-      strict: [line(status("TASK_STATE_INPUT_REQUIRED", { input: question })), '{"turn": 1, "when": "yes"}', line(status("TASK_STATE_COMPLETED"))],
+      strict: [
+        line(status("TASK_STATE_INPUT_REQUIRED", { input: question })),
+        '{"turn": 1, "when": "yes"}',
+        line(status("TASK_STATE_COMPLETED")),
+      ],
     });
     const k = await kernel({ fixturesDir: dir });
     const { taskId } = await start(k, "strict");
@@ -145,7 +160,9 @@ describe("multi-turn fixtures over HTTP", () => {
     const k = await kernel({
       script: (turn) => {
         turns.push(turn);
-        return turn.turnIndex === 0 ? [status("TASK_STATE_INPUT_REQUIRED", { input: { ...question, kind: "permission", inputId: "p" } })] : [status("TASK_STATE_COMPLETED")];
+        return turn.turnIndex === 0
+          ? [status("TASK_STATE_INPUT_REQUIRED", { input: { ...question, kind: "permission", inputId: "p" } })]
+          : [status("TASK_STATE_COMPLETED")];
       },
     });
     const { taskId } = await start(k, "go");
@@ -217,14 +234,46 @@ describe("a malformed permission answer", () => {
   const cases: Case[] = [
     ["a seventh key", (id) => answer(id, { ...permission(id), contextId: CONTEXT }), /exactly the keys .*unexpected contextId/],
     ["a missing key", (id) => answer(id, (({ toolUseId: _, ...rest }) => rest)(permission(id))), /missing toolUseId/],
-    ["a requestTaskId that is not message.taskId", (id) => answer(id, permission(id, { requestTaskId: "task-elsewhere" })), /message\.taskId .* differs from requestTaskId "task-elsewhere"/],
+    [
+      "a requestTaskId that is not message.taskId",
+      (id) => answer(id, permission(id, { requestTaskId: "task-elsewhere" })),
+      /message\.taskId .* differs from requestTaskId "task-elsewhere"/,
+    ],
     ["no message.taskId", (id) => answer(id, permission(id), { taskId: undefined }), /message\.taskId must name the task/],
-    ["a wrong inputId", (id) => answer(id, permission(id, { inputId: "perm-stale" })), /inputId "perm-stale" is not the task's pending permission \("perm-/],
-    ["a bad decision", (id) => answer(id, permission(id, { decision: "allow_always" })), /decision must be one of allow_once, deny, not "allow_always"/],
-    ["a text mediaType", (id) => ({ message: { ...answer(id, permission(id)).message, parts: [{ data: permission(id), mediaType: "text/plain" }] } }), /mediaType "application\/json", not "text\/plain"/],
-    ["no mediaType", (id) => ({ message: { ...answer(id, permission(id)).message, parts: [{ data: permission(id) }] } }), /mediaType "application\/json", not none/],
+    [
+      "a wrong inputId",
+      (id) => answer(id, permission(id, { inputId: "perm-stale" })),
+      /inputId "perm-stale" is not the task's pending permission \("perm-/,
+    ],
+    [
+      "a bad decision",
+      (id) => answer(id, permission(id, { decision: "allow_always" })),
+      /decision must be one of allow_once, deny, not "allow_always"/,
+    ],
+    [
+      "a text mediaType",
+      (id) => ({ message: { ...answer(id, permission(id)).message, parts: [{ data: permission(id), mediaType: "text/plain" }] } }),
+      /mediaType "application\/json", not "text\/plain"/,
+    ],
+    [
+      "no mediaType",
+      (id) => ({ message: { ...answer(id, permission(id)).message, parts: [{ data: permission(id) }] } }),
+      /mediaType "application\/json", not none/,
+    ],
     ["the agent role", (id) => answer(id, permission(id), { role: "ROLE_AGENT" }), /role ROLE_USER/],
-    ["two answers in one message", (id) => ({ message: { ...answer(id, permission(id)).message, parts: [{ data: permission(id), mediaType: "application/json" }, { data: permission(id), mediaType: "application/json" }] } }), /exactly one permission answer, this one has 2/],
+    [
+      "two answers in one message",
+      (id) => ({
+        message: {
+          ...answer(id, permission(id)).message,
+          parts: [
+            { data: permission(id), mediaType: "application/json" },
+            { data: permission(id), mediaType: "application/json" },
+          ],
+        },
+      }),
+      /exactly one permission answer, this one has 2/,
+    ],
     ["schemaVersion 2", (id) => answer(id, permission(id, { schemaVersion: 2 })), /schemaVersion must be 1/],
     ["an empty toolUseId", (id) => answer(id, permission(id, { toolUseId: "" })), /toolUseId must be a non-empty string/],
   ];
@@ -294,16 +343,28 @@ describe("a sideband permission answer (SendMessage)", () => {
 
     const done = await waitForState(k, taskId, "TASK_STATE_COMPLETED");
     expect(done.history).toEqual(
-      expect.arrayContaining([expect.objectContaining({ messageId: `agui-resume-perm-${taskId}`, parts: [{ data, mediaType: "application/json" }] })]),
+      expect.arrayContaining([
+        expect.objectContaining({ messageId: `agui-resume-perm-${taskId}`, parts: [{ data, mediaType: "application/json" }] }),
+      ]),
     );
     expect(done.metadata?.iac_code?.input).toBeUndefined();
   });
 
   it("plays the next turn with the answer, as a streaming answer would", async () => {
-    const input = { schemaVersion: 1, kind: "permission", requestTaskId: "${taskId}", contextId: "${contextId}", inputId: "p-${taskId}", toolUseId: "t", required: true };
+    const input = {
+      schemaVersion: 1,
+      kind: "permission",
+      requestTaskId: "${taskId}",
+      contextId: "${contextId}",
+      inputId: "p-${taskId}",
+      toolUseId: "t",
+      required: true,
+    };
     const k = await kernel({
       script: (turn) =>
-        turn.turnIndex === 0 ? [status("TASK_STATE_INPUT_REQUIRED", { input })] : [status("TASK_STATE_COMPLETED", undefined, `turn ${turn.turnIndex}: ${turn.answer}`)],
+        turn.turnIndex === 0
+          ? [status("TASK_STATE_INPUT_REQUIRED", { input })]
+          : [status("TASK_STATE_COMPLETED", undefined, `turn ${turn.turnIndex}: ${turn.answer}`)],
     });
     const { taskId } = await start(k, "go");
     const data = permission(taskId, { inputId: `p-${taskId}`, toolUseId: "t", decision: "deny" });
@@ -368,7 +429,11 @@ describe("GetTask on a parked task", () => {
     const parked = await getTask(k, taskId);
     expect(parked.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
     expect(parked.metadata.iac_code.input).toEqual(iacCodeOf(out.at(-1)).input);
-    expect(parked.metadata.iac_code.input).toMatchObject({ kind: "ask_user_question", inputId: `question-${taskId}`, requestTaskId: taskId });
+    expect(parked.metadata.iac_code.input).toMatchObject({
+      kind: "ask_user_question",
+      inputId: `question-${taskId}`,
+      requestTaskId: taskId,
+    });
 
     const resumed = results(await stream(k.url, "SendStreamingMessage", textAnswer(taskId, "Shanghai")));
     expect(streamedText(resumed)).toMatch(/^Deploying to Shanghai \(cn-shanghai\)/);
@@ -378,12 +443,25 @@ describe("GetTask on a parked task", () => {
   });
 
   it("keeps an interrupt raised at WORKING when later statuses carry other iac_code metadata", async () => {
-    const input = { schemaVersion: 1, kind: "permission", requestTaskId: "${taskId}", contextId: "${contextId}", inputId: "p-${taskId}", toolUseId: "t", required: true };
+    const input = {
+      schemaVersion: 1,
+      kind: "permission",
+      requestTaskId: "${taskId}",
+      contextId: "${contextId}",
+      inputId: "p-${taskId}",
+      toolUseId: "t",
+      required: true,
+    };
     const usage = { inputTokens: 1, outputTokens: 2, totalTokens: 3 };
-    const k = await kernel({ script: () => [status("TASK_STATE_WORKING", { input }), status("TASK_STATE_WORKING", { usage }), status("TASK_STATE_INPUT_REQUIRED")] });
+    const k = await kernel({
+      script: () => [status("TASK_STATE_WORKING", { input }), status("TASK_STATE_WORKING", { usage }), status("TASK_STATE_INPUT_REQUIRED")],
+    });
     const { taskId } = await start(k, "go");
     // The SDK alone would keep only the last status's iac_code ({usage}).
-    expect((await getTask(k, taskId)).metadata.iac_code).toEqual({ usage, input: { ...input, requestTaskId: taskId, contextId: CONTEXT, inputId: `p-${taskId}` } });
+    expect((await getTask(k, taskId)).metadata.iac_code).toEqual({
+      usage,
+      input: { ...input, requestTaskId: taskId, contextId: CONTEXT, inputId: `p-${taskId}` },
+    });
   });
 
   it("drops the projection when the parked task is canceled", async () => {

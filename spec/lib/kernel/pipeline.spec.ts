@@ -7,7 +7,19 @@ import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { type ReplayKernel } from "../../../lib/kernel/replay-kernel.js";
-import { call, getTask, kernelsClosedAfterEach, waitForState, results, rpc, sseRecords, stateOf, stream, userMessage, type SseRecord } from "./a2a-http.js";
+import {
+  call,
+  getTask,
+  kernelsClosedAfterEach,
+  waitForState,
+  results,
+  rpc,
+  sseRecords,
+  stateOf,
+  stream,
+  userMessage,
+  type SseRecord,
+} from "./a2a-http.js";
 
 const kernel = kernelsClosedAfterEach();
 
@@ -23,8 +35,25 @@ const TASK_STATE_OF: Record<string, string> = {
   completed: "TASK_STATE_COMPLETED",
 };
 const SNAPSHOT_KEYS = [
-  "schemaVersion", "snapshotVersion", "pipelineRunId", "taskId", "contextId", "pipelineName", "status", "lastSequence", "generatedAt", "steps",
-  "display", "stacks", "cleanup", "normalHandoff", "pendingNormalHandoff", "pendingTerminal", "pendingInput", "control", "seenEventIds",
+  "schemaVersion",
+  "snapshotVersion",
+  "pipelineRunId",
+  "taskId",
+  "contextId",
+  "pipelineName",
+  "status",
+  "lastSequence",
+  "generatedAt",
+  "steps",
+  "display",
+  "stacks",
+  "cleanup",
+  "normalHandoff",
+  "pendingNormalHandoff",
+  "pendingTerminal",
+  "pendingInput",
+  "control",
+  "seenEventIds",
 ];
 
 /** A frame's envelopes in the order the adapter maps them: `pipelineBatch.events`, then `pipeline`. */
@@ -48,12 +77,16 @@ function permissionAnswer(taskId: string, inputId: string, toolUseId: string, de
       role: "ROLE_USER",
       contextId: CONTEXT,
       taskId,
-      parts: [{ data: { schemaVersion: 1, kind: "permission", requestTaskId: taskId, inputId, toolUseId, decision }, mediaType: "application/json" }],
+      parts: [
+        {
+          data: { schemaVersion: 1, kind: "permission", requestTaskId: taskId, inputId, toolUseId, decision },
+          mediaType: "application/json",
+        },
+      ],
     },
     configuration: { acceptedOutputModes: ["text/plain"] },
   };
 }
-
 
 async function recovery(k: ReplayKernel, query: Record<string, string>, headers: Record<string, string> = {}) {
   const url = new URL("iac-code/pipeline/state", k.url);
@@ -91,14 +124,22 @@ function expectEnvelope(envelope: any, taskId: string) {
     expect(candidate).toMatchObject({ id: expect.any(String), index: expect.any(Number), attempt: expect.any(Number) });
     expect(candidate.runId).toBe(`candidate-${candidate.id}-${candidate.index}-${candidate.attempt}`);
   }
-  if (scope === "candidate_step") expect(candidateStep).toMatchObject({ id: expect.any(String), runId: expect.any(String), attempt: expect.any(Number) });
+  if (scope === "candidate_step")
+    expect(candidateStep).toMatchObject({ id: expect.any(String), runId: expect.any(String), attempt: expect.any(Number) });
   // The standard-mapped data shapes (contract §3).
   const shapes: Record<string, object> = {
     text_delta: { text: expect.any(String) },
     thinking_delta: { type: "raw_thinking", text: expect.any(String) },
     tool_started: { toolUseId: expect.any(String), toolName: expect.any(String), input: expect.anything() },
     tool_result: { toolUseId: expect.any(String), toolName: expect.any(String), isError: expect.any(Boolean), result: expect.anything() },
-    usage: { provider: expect.any(String), model: expect.any(String), inputTokens: expect.any(Number), outputTokens: expect.any(Number), totalTokens: expect.any(Number), cachedInputTokens: expect.any(Number) },
+    usage: {
+      provider: expect.any(String),
+      model: expect.any(String),
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+      cachedInputTokens: expect.any(Number),
+    },
   };
   if (shapes[envelope.eventType]) expect(data).toMatchObject(shapes[envelope.eventType]!);
 }
@@ -153,9 +194,24 @@ describe("the pipeline fixture", () => {
 
     const types = typesOf(unique);
     for (const type of [
-      "step_started", "text_delta", "thinking_delta", "tool_started", "tool_result", "step_completed", "candidate_started", "candidate_step_started",
-      "stack_progress", "candidate_step_completed", "candidate_completed", "candidate_selected", "message_started", "context_usage", "backup_committed", "usage",
-    ]) expect(types).toContain(type);
+      "step_started",
+      "text_delta",
+      "thinking_delta",
+      "tool_started",
+      "tool_result",
+      "step_completed",
+      "candidate_started",
+      "candidate_step_started",
+      "stack_progress",
+      "candidate_step_completed",
+      "candidate_completed",
+      "candidate_selected",
+      "message_started",
+      "context_usage",
+      "backup_committed",
+      "usage",
+    ])
+      expect(types).toContain(type);
     expect(types).not.toContain("pipeline_error");
     expect(out.some((r) => r.statusUpdate?.metadata?.iac_code?.pipelineBatch)).toBe(true);
 
@@ -215,7 +271,9 @@ describe("the pipeline-permission fixture", () => {
   ])("resumes on a six-key %s answer: the same pipeline run goes on and completes", async (decision, expected, isError) => {
     const k = await kernel();
     const first = await start(k, "pipeline-permission");
-    const out = results(await stream(k.url, "SendStreamingMessage", permissionAnswer(first.taskId, INPUT(first.taskId), "toolu_pipeline_deploy_1", decision)));
+    const out = results(
+      await stream(k.url, "SendStreamingMessage", permissionAnswer(first.taskId, INPUT(first.taskId), "toolu_pipeline_deploy_1", decision)),
+    );
     expectWellFormedFrames(out, first.taskId);
     const turn0 = allEnvelopes(first.out);
     const unique = expectOrdered([...turn0, ...allEnvelopes(out)]);
@@ -304,8 +362,18 @@ describe("the recovery route", () => {
     ]);
     // One message per text coordinate: the plan step and each candidate.
     expect(snapshot.display.messages).toHaveLength(3);
-    const texts = (message: any) => published.filter((e) => e.eventType === "text_delta" && `${e.scope}:${[e.candidate?.runId, e.candidateStep?.runId, e.step.runId].filter(Boolean).join(":")}` === message.id);
-    for (const message of snapshot.display.messages) expect(message.text).toBe(texts(message).map((e) => e.data.text).join(""));
+    const texts = (message: any) =>
+      published.filter(
+        (e) =>
+          e.eventType === "text_delta" &&
+          `${e.scope}:${[e.candidate?.runId, e.candidateStep?.runId, e.step.runId].filter(Boolean).join(":")}` === message.id,
+      );
+    for (const message of snapshot.display.messages)
+      expect(message.text).toBe(
+        texts(message)
+          .map((e) => e.data.text)
+          .join(""),
+      );
     expect(snapshot.display.messages[0].thinking).toMatch(/^The user wants/);
     expect(snapshot.display.toolResults).toEqual([expect.objectContaining({ toolUseId: "toolu_plan_read_1", isError: false })]);
     expect(snapshot.stacks.map((s: any) => [s.stackName, s.status])).toEqual([
@@ -334,7 +402,9 @@ describe("the recovery route", () => {
       ["validate", "completed"],
       ["deploy", "waiting_input"],
     ]);
-    expect(body.snapshot.display.permissions).toEqual([expect.objectContaining({ status: "pending", permission: expect.objectContaining({ inputId: `perm-deploy-${taskId}` }) })]);
+    expect(body.snapshot.display.permissions).toEqual([
+      expect.objectContaining({ status: "pending", permission: expect.objectContaining({ inputId: `perm-deploy-${taskId}` }) }),
+    ]);
   });
 
   it("answers 404 for an unknown task and for a task that published no pipeline envelope", async () => {
@@ -400,7 +470,9 @@ describe("a drop line", () => {
   }
 
   async function playUntilDrop(k: ReplayKernel) {
-    const { out, broken } = await readUntilCut(await call(k.url, "SendStreamingMessage", userMessage("pipeline-drop", { contextId: CONTEXT })));
+    const { out, broken } = await readUntilCut(
+      await call(k.url, "SendStreamingMessage", userMessage("pipeline-drop", { contextId: CONTEXT })),
+    );
     const taskId: string = out[0].task.id;
     expect(broken).toBe(true);
     expect(out.map(stateOf).every((s) => s === "TASK_STATE_SUBMITTED" || s === "TASK_STATE_WORKING")).toBe(true);
@@ -428,11 +500,13 @@ describe("a drop line", () => {
     const subscription = await call(k.url, "SubscribeToTask", { id: taskId });
     const atAttach = await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) });
     if (subscription.headers.get("content-type")?.startsWith("text/event-stream")) {
-      const out = results(await (async () => {
-        const records: SseRecord[] = [];
-        for await (const record of sseRecords(subscription)) records.push(record);
-        return records;
-      })());
+      const out = results(
+        await (async () => {
+          const records: SseRecord[] = [];
+          for await (const record of sseRecords(subscription)) records.push(record);
+          return records;
+        })(),
+      );
       expect(out[0].task).toMatchObject({ id: taskId });
       expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
       const missed = (await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) })).body.events;
@@ -449,11 +523,17 @@ describe("a drop line", () => {
 
   const status = (state: string, text?: string): FixtureLine => ({
     delayMs: 0,
-    frame: { statusUpdate: { status: { state, ...(text ? { message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }] } } : {}) } } },
+    frame: {
+      statusUpdate: {
+        status: { state, ...(text ? { message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }] } } : {}) },
+      },
+    },
   });
 
   it("as the first line sends the task, then cuts", async () => {
-    const k = await kernel({ script: () => [{ delayMs: 0, drop: true }, status("TASK_STATE_WORKING", "after"), status("TASK_STATE_COMPLETED")] });
+    const k = await kernel({
+      script: () => [{ delayMs: 0, drop: true }, status("TASK_STATE_WORKING", "after"), status("TASK_STATE_COMPLETED")],
+    });
     const { out, broken } = await readUntilCut(await call(k.url, "SendStreamingMessage", userMessage("go")));
     expect(broken).toBe(true);
     expect(out.map((r) => Object.keys(r)[0])).toEqual(["task"]);
@@ -499,7 +579,11 @@ describe("the pipeline-sideband fixture", () => {
         required: true,
       }),
     ]);
-    expect(envelopesOf(waiting)[0]).toMatchObject({ eventType: "permission_requested", candidate: { id: "subp-generate-1" }, permission: { inputId: INPUT(taskId) } });
+    expect(envelopesOf(waiting)[0]).toMatchObject({
+      eventType: "permission_requested",
+      candidate: { id: "subp-generate-1" },
+      permission: { inputId: INPUT(taskId) },
+    });
     // Candidate A goes on meanwhile; the turn ends with the task still working.
     expect(out.indexOf(waiting)).toBeLessThan(out.length - 1);
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_WORKING");
@@ -546,7 +630,11 @@ describe("the pipeline-sideband fixture", () => {
     };
     const text = (t: string, delayMs = 0): FixtureLine => ({
       delayMs,
-      frame: { statusUpdate: { status: { state: "TASK_STATE_WORKING", message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text: t }] } } } },
+      frame: {
+        statusUpdate: {
+          status: { state: "TASK_STATE_WORKING", message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text: t }] } },
+        },
+      },
     });
     const turns: number[] = [];
     // Recorded delays: the answer arrives while the replay waits on its last line.
@@ -554,8 +642,20 @@ describe("the pipeline-sideband fixture", () => {
       timeScale: 1,
       script: (turn) => {
         turns.push(turn.turnIndex);
-        if (turn.turnIndex > 0) return [text(`turn ${turn.turnIndex}: ${JSON.parse(turn.answer).decision}`), { delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_COMPLETED" } } } }];
-        return [{ delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_WORKING" }, metadata: { iac_code: { pendingPermissions: [projection] } } } } }, text("candidate A goes on", 1500)];
+        if (turn.turnIndex > 0)
+          return [
+            text(`turn ${turn.turnIndex}: ${JSON.parse(turn.answer).decision}`),
+            { delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_COMPLETED" } } } },
+          ];
+        return [
+          {
+            delayMs: 0,
+            frame: {
+              statusUpdate: { status: { state: "TASK_STATE_WORKING" }, metadata: { iac_code: { pendingPermissions: [projection] } } },
+            },
+          },
+          text("candidate A goes on", 1500),
+        ];
       },
     });
     const records = sseRecords(await call(k.url, "SendStreamingMessage", userMessage("go", { contextId: CONTEXT })));

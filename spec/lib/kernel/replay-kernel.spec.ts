@@ -17,8 +17,7 @@ const status = (state: string, extra: Record<string, unknown> = {}): FixtureLine
 });
 const textDelta = (text: string): FixtureLine =>
   status("TASK_STATE_WORKING", { message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }] } });
-const textOf = (result: any): string =>
-  (result.statusUpdate?.status?.message?.parts ?? []).map((p: any) => p.text ?? "").join("");
+const textOf = (result: any): string => (result.statusUpdate?.status?.message?.parts ?? []).map((p: any) => p.text ?? "").join("");
 
 /** The SDK logs each JSON-RPC error it sends; keep the spec output readable. */
 function quietSdkErrors() {
@@ -61,7 +60,9 @@ describe("startReplayKernel", () => {
     await writeFile(path.join(dir, "alpha.jsonl"), "# comment\n\n" + fixture("from alpha"));
     const k = await kernel({ fixturesDir: dir });
     const played = async (text: string) =>
-      results(await stream(k.url, "SendStreamingMessage", userMessage(text))).map(textOf).join("");
+      results(await stream(k.url, "SendStreamingMessage", userMessage(text)))
+        .map(textOf)
+        .join("");
 
     expect(await played("alpha")).toBe("from alpha");
     expect(await played("fixture:alpha")).toBe("from alpha");
@@ -155,7 +156,11 @@ describe("startReplayKernel", () => {
       const subscription = stream(k.url, "SubscribeToTask", { id });
       const canceled = await rpc(k.url, "CancelTask", { id });
       expect(canceled.result).toMatchObject({ id, status: { state: "TASK_STATE_CANCELED" } });
-      expect(results(await subscription).map(stateOf).at(-1)).toBe("TASK_STATE_CANCELED");
+      expect(
+        results(await subscription)
+          .map(stateOf)
+          .at(-1),
+      ).toBe("TASK_STATE_CANCELED");
       // Cancelling again is idempotent in the SDK.
       expect((await rpc(k.url, "CancelTask", { id })).result.status.state).toBe("TASK_STATE_CANCELED");
     });
@@ -176,7 +181,12 @@ describe("startReplayKernel", () => {
       quiet.mockRestore();
       const last = records.at(-1)!;
       expect(records.slice(0, -1).every((r) => r.event === "message")).toBe(true);
-      expect(records.slice(0, -1).map((r) => textOf(r.data.result)).join("")).toBe("Checking the stack status in cn-hangzhou");
+      expect(
+        records
+          .slice(0, -1)
+          .map((r) => textOf(r.data.result))
+          .join(""),
+      ).toBe("Checking the stack status in cn-hangzhou");
       expect(last.event).toBe("error");
       expect(last.data).toEqual({
         jsonrpc: "2.0",
@@ -191,7 +201,10 @@ describe("startReplayKernel", () => {
       const k = await kernel({ script: () => [textDelta("hi"), { delayMs: 0, error: { code: -32000, message: "backup", data } }] });
       const records = await stream(k.url, "SendStreamingMessage", userMessage("go"));
       quiet.mockRestore();
-      expect(records.at(-1)).toEqual({ event: "error", data: expect.objectContaining({ error: { code: -32000, message: "backup", data } }) });
+      expect(records.at(-1)).toEqual({
+        event: "error",
+        data: expect.objectContaining({ error: { code: -32000, message: "backup", data } }),
+      });
     });
 
     it("as the first line refuses the call with a plain JSON-RPC error", async () => {

@@ -63,7 +63,9 @@ beforeAll(() => {
   const built = statSync(COMPILED_STORE).mtimeMs;
   const stale = SOURCES.filter((source) => statSync(source).mtimeMs > built);
   if (stale.length > 0) {
-    throw new Error(`dist/ is older than ${stale.map((s) => path.relative(PROJECT_ROOT, s)).join(", ")}: run \`npm run build\` first (npm test does).`);
+    throw new Error(
+      `dist/ is older than ${stale.map((s) => path.relative(PROJECT_ROOT, s)).join(", ")}: run \`npm run build\` first (npm test does).`,
+    );
   }
   scratch = scratchDir("agui-crash-");
 });
@@ -71,7 +73,16 @@ afterAll(() => scratch?.remove());
 
 describe("FileThreadStore: crash safety", () => {
   it("leaves only complete, loadable state files after repeated SIGKILLs mid-write", async () => {
-    const kills: Array<[rounds: number, jitterMs: number]> = [[3, 0], [11, 1], [7, 2], [19, 3], [5, 4], [13, 5], [9, 7], [4, 9]];
+    const kills: Array<[rounds: number, jitterMs: number]> = [
+      [3, 0],
+      [11, 1],
+      [7, 2],
+      [19, 3],
+      [5, 4],
+      [13, 5],
+      [9, 7],
+      [4, 9],
+    ];
     for (const [index, [rounds, jitterMs]] of kills.entries()) {
       // Sequences keep rising from kill to kill, and with them the document sizes (up to ~280 KB).
       expect(await killAfter(scratch.path, 40 + index * 15, rounds, jitterMs)).toBeGreaterThanOrEqual(rounds);

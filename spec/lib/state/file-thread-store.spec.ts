@@ -56,7 +56,9 @@ describe("FileThreadStore: load and save", () => {
   });
 
   it("replaces the whole file on each save, and the last save called wins", async () => {
-    const saves = [1, 2, 3, 4, 5].map((n) => store.save(threadState("t", { execution: { ...threadState("t").execution, pipelineSequence: n } })));
+    const saves = [1, 2, 3, 4, 5].map((n) =>
+      store.save(threadState("t", { execution: { ...threadState("t").execution, pipelineSequence: n } })),
+    );
     await Promise.all(saves);
     expect((await store.load("t"))?.execution.pipelineSequence).toBe(5);
   });
@@ -95,7 +97,11 @@ describe("FileThreadStore: corrupt and invalid documents", () => {
     ["no schemaVersion", (id) => JSON.stringify({ ...valid(id), schemaVersion: undefined }), /no numeric schemaVersion/],
     ["another thread's document", () => JSON.stringify(valid(MARKER)), /belongs to another thread/],
     ["a missing field", (id) => JSON.stringify({ ...valid(id), execution: undefined }), /required/],
-    ["a field of the wrong type", (id) => JSON.stringify({ ...valid(id), execution: { ...threadState(id).execution, pipelineSequence: "3" } }), /pipelineSequence\/type/],
+    [
+      "a field of the wrong type",
+      (id) => JSON.stringify({ ...valid(id), execution: { ...threadState(id).execution, pipelineSequence: "3" } }),
+      /pipelineSequence\/type/,
+    ],
     ["conversation text", (id) => JSON.stringify({ ...valid(id), messages: [{ role: "user", content: MARKER }] }), /additionalProperties/],
     [
       "a pending input with a field that is not kept",
@@ -112,7 +118,10 @@ describe("FileThreadStore: corrupt and invalid documents", () => {
   it.each(cases)("refuses %s with StateUnavailableError, naming the problem but not the content", async (_name, content, problem) => {
     writeRaw("bad", content("bad"));
     await store.save(threadState("good"));
-    const error = await store.load("bad").then(() => undefined, (e: unknown) => e);
+    const error = await store.load("bad").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StateUnavailableError);
     expect((error as Error).message).toMatch(problem);
     expect((error as Error).message).toContain("bad.json");
@@ -159,14 +168,32 @@ describe("FileThreadStore: what reaches the disk", () => {
     await store.save(state);
 
     const raw = readFileSync(fileOf("t"), "utf8");
-    for (const leaked of ["messages", "secret-project", "LLMKEY123", "llmApiKey", "AKSECRET", "accessKeySecret", "STSTOKEN", "securityToken", "forwardedProps", "lastText", "rawInput", "payload", "typed by the user", "conversation text", "the assistant said"]) {
+    for (const leaked of [
+      "messages",
+      "secret-project",
+      "LLMKEY123",
+      "llmApiKey",
+      "AKSECRET",
+      "accessKeySecret",
+      "STSTOKEN",
+      "securityToken",
+      "forwardedProps",
+      "lastText",
+      "rawInput",
+      "payload",
+      "typed by the user",
+      "conversation text",
+      "the assistant said",
+    ]) {
       expect(raw).not.toContain(leaked);
     }
     expect(await store.load("t")).toEqual(threadState("t"));
   });
 
   it("keeps exactly the kept projection fields of a pending input", async () => {
-    const value = Object.fromEntries(KEPT_INPUT_FIELDS.map((field) => [field, field === "inputId" ? "in-1" : field === "kind" ? "question" : `v-${field}`]));
+    const value = Object.fromEntries(
+      KEPT_INPUT_FIELDS.map((field) => [field, field === "inputId" ? "in-1" : field === "kind" ? "question" : `v-${field}`]),
+    );
     const state = threadState("t");
     state.execution.pending = { "in-1": { value: { ...value, inputId: "in-1", extra: "dropped" } as never, sideband: true } };
     await store.save(state);
@@ -199,7 +226,10 @@ describe("FileThreadStore: what reaches the disk", () => {
     const before = readFileSync(fileOf("t"), "utf8");
     const state = threadState("t");
     spoil(state);
-    const error = await store.save(state).then(() => undefined, (e: unknown) => e);
+    const error = await store.save(state).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StatePersistenceError);
     expect((error as Error).message).toMatch(problem);
     expect(readFileSync(fileOf("t"), "utf8")).toBe(before);
@@ -226,15 +256,18 @@ describe("FileThreadStore: file modes and symlinks", () => {
     expect(modeOf(path.join(nested, "threads", "t.json"))).toBe(0o600);
   });
 
-  itPosix("tightens an existing threads directory open to group or others, and leaves an existing state dir as the operator made it", async () => {
-    mkdirSync(path.join(scratch.path, "threads"));
-    chmodSync(scratch.path, 0o755);
-    chmodSync(path.join(scratch.path, "threads"), 0o777);
-    await store.save(threadState("t"));
-    expect(modeOf(threadsDir())).toBe(0o700);
-    expect(modeOf(scratch.path)).toBe(0o755);
-    expect(modeOf(fileOf("t"))).toBe(0o600);
-  });
+  itPosix(
+    "tightens an existing threads directory open to group or others, and leaves an existing state dir as the operator made it",
+    async () => {
+      mkdirSync(path.join(scratch.path, "threads"));
+      chmodSync(scratch.path, 0o755);
+      chmodSync(path.join(scratch.path, "threads"), 0o777);
+      await store.save(threadState("t"));
+      expect(modeOf(threadsDir())).toBe(0o700);
+      expect(modeOf(scratch.path)).toBe(0o755);
+      expect(modeOf(fileOf("t"))).toBe(0o600);
+    },
+  );
 
   itPosix("makes a replaced file 0600 even if the old one was looser", async () => {
     await store.save(threadState("t"));
