@@ -42,7 +42,7 @@ function frame(id: unknown, result: unknown): string {
 function stream(request: RpcRequest, res: http.ServerResponse): void {
   const taskId = `bench-task-${process.pid}-${++tasks}`;
   const contextId = request.params?.message?.contextId ?? `bench-context-${tasks}`;
-  let script: StreamScript = {};
+  let script: StreamScript;
   try {
     script = JSON.parse(request.params?.message?.parts?.map((part) => part.text ?? "").join("") ?? "{}") as StreamScript;
   } catch {

@@ -41,7 +41,7 @@ import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
 import { projectSteps } from "../operators/project-steps.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
-import type { KernelSignal, RunItem, SignalOf } from "../operators/kernel-signal.js";
+import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";

@@ -6,7 +6,7 @@
 import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem } from "./kernel-signal.js";
+import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 
 const COUNTS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const;
 

@@ -8,7 +8,7 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem } from "./kernel-signal.js";
+import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 
 export const SESSION_EVENT = "iac-code.session.v1";
 

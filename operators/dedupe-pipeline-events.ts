@@ -22,7 +22,7 @@
  */
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 
 /**
  * A sequence as the kernel sends it: a whole, non-negative number, possibly

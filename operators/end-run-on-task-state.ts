@@ -17,7 +17,7 @@
  */
 import { Observable, type OperatorFunction } from "rxjs";
 import { AguiError, toAguiError } from "../lib/errors.js";
-import type { KernelInput, KernelSignal, TaskStateName } from "./kernel-signal.js";
+import type { KernelInput, KernelSignal, TaskStateName } from "../lib/model/kernel-signal.js";
 
 const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
 const FAILURE_STATES = new Set<TaskStateName>(["failed", "rejected", "auth-required"]);

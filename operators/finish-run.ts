@@ -9,7 +9,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { AguiError } from "../lib/errors.js";
-import { isSignal, type RunItem } from "./kernel-signal.js";
+import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 
 export interface FinishRunOptions {
   threadId: string;

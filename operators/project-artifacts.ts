@@ -6,7 +6,7 @@
  */
 import { EventType } from "@ag-ui/core";
 import { map, type OperatorFunction } from "rxjs";
-import { isSignalOf, type RunItem } from "./kernel-signal.js";
+import { isSignalOf, type RunItem } from "../lib/model/kernel-signal.js";
 
 export const ARTIFACT_EVENT = "iac-code.artifact.v1";
 

@@ -25,9 +25,16 @@
 import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { assertNever, isSignal, type KernelSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "./kernel-signal.js";
-import { dispositionOf, isCustom, type StandardMapping } from "./pipeline-event-types.js";
-import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "./pipeline-ids.js";
+import {
+  assertNever,
+  isSignal,
+  type KernelSignal,
+  type PipelineEnvelope,
+  type RunItem,
+  type SignalOf,
+} from "../lib/model/kernel-signal.js";
+import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
+import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
 import { isObject, type JsonObject } from "./unwrap-stream-response.js";
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";

@@ -15,7 +15,7 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 
 const TEXT_EVENTS = new Set<string>([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END]);
 

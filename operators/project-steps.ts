@@ -23,8 +23,8 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, startWith, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
-import { stepNameOf } from "./pipeline-ids.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
+import { stepNameOf } from "../lib/model/pipeline-ids.js";
 
 export interface ProjectStepsOptions {
   /** The pipeline steps open when the run starts, by key (`execution.pipelineOpenSteps`). */

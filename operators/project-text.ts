@@ -23,7 +23,7 @@ import { createHash } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 
 export interface ProjectTextOptions {
   /** Id for text the kernel sent without a message id. */

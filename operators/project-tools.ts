@@ -13,7 +13,7 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { isSignal, type RunItem, type SignalOf } from "./kernel-signal.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 
 export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
 

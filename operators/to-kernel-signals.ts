@@ -16,7 +16,7 @@ import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { inputsOf } from "../lib/interrupts/keep-input.js";
-import type { KernelSignal, SignalOf, TaskStateName, ToolStatus } from "./kernel-signal.js";
+import type { KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([

@@ -21,7 +21,7 @@ import { closeSpans } from "../../operators/close-spans.js";
 import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js";
 import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
 import { finishRun } from "../../operators/finish-run.js";
-import type { KernelInput, RunItem } from "../../operators/kernel-signal.js";
+import type { KernelInput, RunItem } from "../model/kernel-signal.js";
 import { mergeHeartbeat } from "../../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../../operators/neutralize-terminal-controls.js";
 import { projectArtifacts } from "../../operators/project-artifacts.js";

@@ -5,7 +5,7 @@
  * stream drops mid-run.
  */
 import { concat, defer, from, mergeMap, type Observable } from "rxjs";
-import type { KernelSignal } from "../../operators/kernel-signal.js";
+import type { KernelSignal } from "../model/kernel-signal.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { isObject, toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import type { RunA2A } from "../run.js";

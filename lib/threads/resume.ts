@@ -18,7 +18,7 @@ import { rpcErrorOf } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
 import type { ValidRunInput } from "../validation.js";
-import type { KernelSignal } from "../../operators/kernel-signal.js";
+import type { KernelSignal } from "../model/kernel-signal.js";
 import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
 import { isObject, toA2AUpdate, type A2AUpdate, type JsonObject } from "../../operators/unwrap-stream-response.js";
 import type { RunA2A } from "../run.js";

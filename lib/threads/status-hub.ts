@@ -7,7 +7,7 @@
  */
 import { BehaviorSubject, defer, finalize, type Observable } from "rxjs";
 import type { AGUIEvent } from "@ag-ui/core";
-import { initialThreadStatus, reduceThreadStatus, type ThreadStatus } from "../../operators/thread-status.js";
+import { initialThreadStatus, reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { ThreadState } from "../state/thread-state.js";
 
 interface Entry {

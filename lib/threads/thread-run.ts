@@ -9,7 +9,7 @@ import type { Interrupt } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
-import type { KernelInput } from "../../operators/kernel-signal.js";
+import type { KernelInput } from "../model/kernel-signal.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
 
 export interface ThreadRunOptions {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { CUSTOM_EVENT_TYPES } from "../../operators/pipeline-event-types.js";
+import { CUSTOM_EVENT_TYPES } from "../../lib/model/pipeline-event-types.js";
 import { expectValidRun } from "../support/agui.js";
 import { postRun, runInput, startHarness, uniqueId, type Harness } from "../support/service.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import type { RunItem } from "../../operators/kernel-signal.js";
+import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { aggregateUsage, sumUsage } from "../../operators/aggregate-usage.js";
 import { marbles } from "../support/marbles.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { dedupePipelineEvents, sequenceOf } from "../../operators/dedupe-pipeline-events.js";
-import type { RunItem } from "../../operators/kernel-signal.js";
+import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { marbles } from "../support/marbles.js";
 
 const live = (eventId: string | undefined, sequence?: unknown): RunItem => ({

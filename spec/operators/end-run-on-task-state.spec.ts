@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { AguiError } from "../../lib/errors.js";
 import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
-import type { KernelSignal } from "../../operators/kernel-signal.js";
+import type { KernelSignal } from "../../lib/model/kernel-signal.js";
 import { marbles } from "../support/marbles.js";
 
 const state = (name: string) => ({ kind: "task-state", state: name }) as KernelSignal;

@@ -1,7 +1,7 @@
 import { describe, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import { AguiError } from "../../lib/errors.js";
-import type { RunItem } from "../../operators/kernel-signal.js";
+import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { finishRun } from "../../operators/finish-run.js";
 import { marbles } from "../support/marbles.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import type { PipelineEnvelope, RunItem } from "../../operators/kernel-signal.js";
+import type { PipelineEnvelope, RunItem } from "../../lib/model/kernel-signal.js";
 import { PIPELINE_EVENT, projectPipelineEvents } from "../../operators/project-pipeline-events.js";
 import { marbles } from "../support/marbles.js";
 

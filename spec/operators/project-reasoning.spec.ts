@@ -1,6 +1,6 @@
 import { describe, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
-import type { RunItem } from "../../operators/kernel-signal.js";
+import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { projectReasoning } from "../../operators/project-reasoning.js";
 import { marbles } from "../support/marbles.js";
 

@@ -3,7 +3,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { closeSpans } from "../../operators/close-spans.js";
-import { isSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "../../operators/kernel-signal.js";
+import { isSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "../../lib/model/kernel-signal.js";
 import { projectPipelineEvents } from "../../operators/project-pipeline-events.js";
 import { projectSteps } from "../../operators/project-steps.js";
 import { expectValidRun } from "../support/agui.js";

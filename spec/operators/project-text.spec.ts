@@ -1,6 +1,6 @@
 import { describe, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
-import type { RunItem } from "../../operators/kernel-signal.js";
+import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
 import { expect } from "@jest/globals";
 import { marbles } from "../support/marbles.js";

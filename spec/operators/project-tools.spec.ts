@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
-import type { RunItem, ToolStatus } from "../../operators/kernel-signal.js";
+import type { RunItem, ToolStatus } from "../../lib/model/kernel-signal.js";
 import { canonicalJson, projectTools } from "../../operators/project-tools.js";
 import { marbles } from "../support/marbles.js";
 

@@ -54,7 +54,7 @@ const mutatedValid = fc
     replacement: fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
       fc.string({ unit: "binary" }),
-      fc.constantFrom("", -1, 1e309, "../../etc/passwd", "data:image/png;base64,AAAA"),
+      fc.constantFrom("", -1, Number.POSITIVE_INFINITY, "../../etc/passwd", "data:image/png;base64,AAAA"),
     ),
     remove: fc.boolean(),
     text: fc.string({ maxLength: 40 }),

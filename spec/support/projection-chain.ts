@@ -24,7 +24,7 @@ import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js"
 import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../../operators/finish-run.js";
 import { interruptsAsTools } from "../../operators/interrupts-as-tools.js";
-import type { KernelSignal, RunItem, SignalOf } from "../../operators/kernel-signal.js";
+import type { KernelSignal, RunItem, SignalOf } from "../../lib/model/kernel-signal.js";
 import { mergeHeartbeat, type Heartbeat } from "../../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../../operators/neutralize-terminal-controls.js";
 import { projectArtifacts } from "../../operators/project-artifacts.js";

@@ -6,7 +6,7 @@
  * first: two candidates never share a message or a step name.
  */
 import type { PipelineEnvelope } from "./kernel-signal.js";
-import { isObject } from "./unwrap-stream-response.js";
+import { isObject } from "../../operators/unwrap-stream-response.js";
 
 const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 

@@ -4,7 +4,7 @@
  * compile until each `switch` handles it (see `assertNever`).
  */
 import type { AGUIEvent, Interrupt, TokenUsage } from "@ag-ui/core";
-import type { AguiError } from "../lib/errors.js";
+import type { AguiError } from "../errors.js";
 
 /** Task states, normalised from `TASK_STATE_INPUT_REQUIRED` / `input-required` spellings. */
 export type TaskStateName =

@@ -6,19 +6,19 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { concat, from, of, toArray, type Observable } from "rxjs";
-import { AguiError } from "../../lib/errors.js";
-import { aggregateUsage } from "../../operators/aggregate-usage.js";
-import { closeSpans } from "../../operators/close-spans.js";
-import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js";
-import { finishRun } from "../../operators/finish-run.js";
-import type { PipelineEnvelope, RunItem } from "../../operators/kernel-signal.js";
-import { CUSTOM_EVENT_TYPES, KNOWN_EVENT_TYPES, dispositionOf } from "../../operators/pipeline-event-types.js";
-import { projectPipelineEvents } from "../../operators/project-pipeline-events.js";
-import { projectReasoning } from "../../operators/project-reasoning.js";
-import { projectSteps } from "../../operators/project-steps.js";
-import { projectText } from "../../operators/project-text.js";
-import { projectTools } from "../../operators/project-tools.js";
-import { expectValidRun } from "../support/agui.js";
+import { AguiError } from "../../../lib/errors.js";
+import { aggregateUsage } from "../../../operators/aggregate-usage.js";
+import { closeSpans } from "../../../operators/close-spans.js";
+import { dedupePipelineEvents } from "../../../operators/dedupe-pipeline-events.js";
+import { finishRun } from "../../../operators/finish-run.js";
+import type { PipelineEnvelope, RunItem } from "../../../lib/model/kernel-signal.js";
+import { CUSTOM_EVENT_TYPES, KNOWN_EVENT_TYPES, dispositionOf } from "../../../lib/model/pipeline-event-types.js";
+import { projectPipelineEvents } from "../../../operators/project-pipeline-events.js";
+import { projectReasoning } from "../../../operators/project-reasoning.js";
+import { projectSteps } from "../../../operators/project-steps.js";
+import { projectText } from "../../../operators/project-text.js";
+import { projectTools } from "../../../operators/project-tools.js";
+import { expectValidRun } from "../../support/agui.js";
 
 /** Contract §4, "Emitted by the kernel". */
 const EMITTED_BY_KERNEL = [

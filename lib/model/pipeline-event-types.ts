@@ -16,7 +16,7 @@
  */
 
 /** What the kernel puts on the wire (contract §4 "Emitted by the kernel"), grouped as the contract lists them. */
-const KERNEL_EVENT_TYPES = [
+export const KERNEL_EVENT_TYPES = [
   // pipeline
   "pipeline_started",
   "pipeline_resumed",
@@ -78,7 +78,7 @@ const KERNEL_EVENT_TYPES = [
  * standard mapping the contract supports (§3), the rest are pipeline-engine
  * names allowlisted defensively (§4).
  */
-const ENGINE_EVENT_TYPES = [
+export const ENGINE_EVENT_TYPES = [
   "usage",
   "candidate_interrupted",
   "candidate_selected",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { initialThreadStatus, reduceThreadStatus } from "../../operators/thread-status.js";
-import { toStateEvents, topLevelPatch } from "../../operators/to-state-events.js";
-import { marbles } from "../support/marbles.js";
+import { initialThreadStatus, reduceThreadStatus } from "../../../lib/model/thread-status.js";
+import { toStateEvents, topLevelPatch } from "../../../operators/to-state-events.js";
+import { marbles } from "../../support/marbles.js";
 
 const fold = (events: AGUIEvent[]) => events.reduce(reduceThreadStatus, initialThreadStatus("t"));
 
