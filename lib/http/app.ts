@@ -24,6 +24,7 @@ import { ThreadRun } from "../threads/thread-run.js";
 import { validateRunInput } from "../validation.js";
 import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
+import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
@@ -49,7 +50,7 @@ export function requestLanguage(req: Request): string {
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {
-  res.status(error.httpStatus).json({ error: { code: error.code, message: messageFor(error, language) } });
+  res.status(httpStatusOf(error.code)).json({ error: { code: error.code, message: messageFor(error, language) } });
 }
 
 export function createApp({ config, a2a, store, now = Date.now, log = () => {}, sse = {} }: AppDependencies): express.Express {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { AguiError, HTTP_STATUS, type ErrorCode } from "../../lib/errors.js";
+import { AguiError, ERROR_CODES, type ErrorCode } from "../../lib/errors.js";
 import { messageFor, resolveLanguage, supportedLanguages, translate } from "../../lib/i18n/index.js";
 import { LOCALES_DIR } from "../../lib/paths.js";
 
@@ -14,7 +14,7 @@ const locales = Object.fromEntries(
     ]),
 );
 const english = locales.en!;
-const codes = Object.keys(HTTP_STATUS) as ErrorCode[];
+const codes: readonly ErrorCode[] = ERROR_CODES;
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 describe("locale files", () => {
