@@ -28,7 +28,12 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Adapter } from "lowdb";
 
-/** State files are small; anything bigger is not ours and is not read into memory. */
+/**
+ * The most a state file may hold, in bytes, one cap for both directions:
+ * the reader refuses a bigger file (state files are small, so anything
+ * bigger is not ours and is not read into memory), and the writer refuses
+ * to write one, so whatever was written can be read back.
+ */
 export const MAX_JSON_FILE_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -113,8 +118,13 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
+    const text = `${JSON.stringify(data, null, 2)}\n`;
+    // Measured on the very text written: a file the reader would refuse is never written.
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes > MAX_JSON_FILE_BYTES)
+      throw new JsonFileError("too-large", `would be ${bytes} bytes, larger than ${MAX_JSON_FILE_BYTES} bytes`);
     try {
-      await writeFileAtomically(this.#file, `${JSON.stringify(data, null, 2)}\n`, { tempName: tempName() });
+      await writeFileAtomically(this.#file, text, { tempName: tempName() });
     } catch (error) {
       throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
     }

@@ -20,7 +20,11 @@ export interface ThreadStore {
    * that blocks only this thread.
    */
   load(threadId: string): Promise<ThreadState | undefined>;
-  /** Replaces the thread's state atomically. Throws `StatePersistenceError`. */
+  /**
+   * Replaces the thread's state atomically. Throws `StatePersistenceError`,
+   * also for a state that `load` could not read back (larger than its cap):
+   * such a state is refused, never written.
+   */
   save(state: ThreadState): Promise<void>;
   /** The thread's lease, or undefined when another run holds it. */
   tryAcquire(threadId: string): Promise<ThreadLease | undefined>;
