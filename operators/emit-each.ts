@@ -6,26 +6,28 @@
  * bench`); this is a loop. An exception in `project` errors the stream, as
  * it would in `mergeMap`.
  *
- * The stage subscribes to its source with one `Subscriber` of its own
- * rather than a plain observer object, which RxJS would wrap per
- * subscription in a SafeSubscriber, a ConsumerObserver and three bound
- * functions, and pass every item through.
+ * The stage subscribes to its source with one `OperatorSubscriber` (see
+ * `lib/rx/operate.ts`) that overrides `_next` with the loop itself, rather
+ * than passing `operate` a `next` handler: on this path every call counts,
+ * and the handler would be one more per item and per stage. The end, the
+ * errors and the teardown are the helper's. A plain observer object would
+ * cost more still: RxJS wraps it per subscription in a SafeSubscriber, a
+ * ConsumerObserver and three bound functions, and passes every item
+ * through them.
  *
  *   a b  (a → [x, y], b → [])  →  (xy) -
  */
-import { Observable, Subscriber, type OperatorFunction } from "rxjs";
+import { Observable, type OperatorFunction, type Subscriber } from "rxjs";
+import { OperatorSubscriber } from "../lib/rx/operate.js";
 
-class EmitEachSubscriber<T, R> extends Subscriber<T> {
+class EmitEachSubscriber<T, R> extends OperatorSubscriber<T, R> {
   #index = 0;
 
   constructor(
-    // Kept apart from `this.destination`, which RxJS sets to null on unsubscribe: a downstream that leaves
-    // in the middle of one item's array (take(1)) must not turn the rest of the loop into a TypeError.
-    private readonly downstream: Subscriber<R>,
+    destination: Subscriber<R>,
     private readonly project: (item: T, index: number) => readonly R[],
   ) {
-    // Chained to the downstream subscriber: its unsubscription ends this one too.
-    super(downstream);
+    super({ destination });
   }
 
   protected override _next(item: T): void {
@@ -36,10 +38,12 @@ class EmitEachSubscriber<T, R> extends Subscriber<T> {
       this.downstream.error(error);
       return;
     }
+    // `downstream`, not `this.destination`: a downstream that leaves in the middle of one item's array (take(1))
+    // must not turn the rest of the loop into a TypeError.
     for (const next of out) this.downstream.next(next);
   }
 }
 
 export function emitEach<T, R>(project: (item: T, index: number) => readonly R[]): OperatorFunction<T, R> {
-  return (source) => new Observable<R>((subscriber) => source.subscribe(new EmitEachSubscriber(subscriber, project)));
+  return (source) => new Observable<R>((destination) => source.subscribe(new EmitEachSubscriber(destination, project)));
 }
