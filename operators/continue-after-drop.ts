@@ -9,17 +9,22 @@
  *   result: -a-b-c-d|
  */
 import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 
 export function continueAfterDrop<T>(reattach: () => Observable<T>, attempts = 1): MonoTypeOperatorFunction<T> {
   return (source) =>
-    new Observable<T>((subscriber) => {
+    new Observable<T>((destination) => {
       let left = attempts;
-      let current = source.subscribe({ next: (item) => subscriber.next(item), error: dropped, complete: () => dropped(undefined) });
+      // Each attempt's subscriber is chained to `destination`, so the one running when the subscriber leaves is
+      // left with it; no variable names the current one, which a source that ends synchronously (inside its own
+      // `subscribe`) could not assign in time.
+      const follow = (stream: Observable<T>) =>
+        stream.subscribe(operate({ destination, error: dropped, complete: () => dropped(undefined) }));
       function dropped(error: unknown) {
-        if (left === 0) return error === undefined ? subscriber.complete() : subscriber.error(error);
+        if (left === 0) return error === undefined ? destination.complete() : destination.error(error);
         left -= 1;
-        current = reattach().subscribe({ next: (item) => subscriber.next(item), error: dropped, complete: () => dropped(undefined) });
+        follow(reattach());
       }
-      return () => current.unsubscribe();
+      follow(source);
     });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { config, of } from "rxjs";
 import { continueAfterDrop } from "../../operators/continue-after-drop.js";
 import { marbles } from "../support/marbles.js";
 
@@ -25,5 +26,21 @@ describe("continueAfterDrop", () => {
       expectObservable(cold("-a-b|").pipe(continueAfterDrop(() => (calls++, cold("-c|")))), "^-!").toBe("-a");
     });
     expect(calls).toBe(0);
+  });
+
+  it("re-attaches when the source ends synchronously, during its own subscription, and leaves the re-attached stream with the subscriber", () => {
+    const unhandled: unknown[] = [];
+    const previous = config.onUnhandledError;
+    config.onUnhandledError = (error) => unhandled.push(error);
+    try {
+      marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const reattached = cold("----c---d|");
+        expectObservable(of("a", "b").pipe(continueAfterDrop(() => reattached)), "^-----!").toBe("(ab)c");
+        expectSubscriptions(reattached.subscriptions).toBe("^-----!");
+      });
+    } finally {
+      config.onUnhandledError = previous;
+    }
+    expect(unhandled).toEqual([]);
   });
 });
