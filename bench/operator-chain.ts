@@ -2,8 +2,8 @@
  * Section 1: the operator chain alone, in process. A recorded fixture's
  * frames, as the JSON text a kernel sends, go through what the service does
  * with them between the socket and the socket: JSON.parse, the JSON-RPC
- * result, every operator of `lib/run.ts` in its order (the in-memory copy in
- * `spec/support/projection-chain.ts`, thread I/O stubbed), and the SSE
+ * result, the run's own chain (`runPipeline` of `lib/run-pipeline.ts`, with
+ * the in-memory ports of `spec/support/projection-chain.ts`), and the SSE
  * encoding. The baseline only JSON-parses and JSON-stringifies the same
  * frames; the two run by turns of 50 ms. Also: the heartbeat operator's
  * cost per item, before and after.

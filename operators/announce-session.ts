@@ -20,6 +20,18 @@ export interface SessionIdentity {
   rosInvocationId: string;
 }
 
+/** The session event: the execution's ids, and the task and kernel session once known (`null` until then). */
+export function sessionEvent(
+  { threadId, runId, executionId, contextId, rosInvocationId }: SessionIdentity,
+  { taskId, sessionId }: { taskId: string | null; sessionId: string | null },
+): AGUIEvent {
+  return {
+    type: EventType.CUSTOM,
+    name: SESSION_EVENT,
+    value: { schemaVersion: 1, threadId, aguiRunId: runId, executionId, contextId, taskId, rosInvocationId, sessionId },
+  };
+}
+
 export function announceSession(identity: SessionIdentity): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
@@ -29,14 +41,7 @@ export function announceSession(identity: SessionIdentity): OperatorFunction<Run
 
       const announce = (): AGUIEvent[] => {
         announced = true;
-        const { threadId, runId, executionId, contextId, rosInvocationId } = identity;
-        return [
-          {
-            type: EventType.CUSTOM,
-            name: SESSION_EVENT,
-            value: { schemaVersion: 1, threadId, aguiRunId: runId, executionId, contextId, taskId, rosInvocationId, sessionId },
-          },
-        ];
+        return [sessionEvent(identity, { taskId, sessionId })];
       };
 
       return source.pipe(

@@ -15,8 +15,7 @@
 import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { inputsOf } from "../lib/interrupts/keep-input.js";
-import type { KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
+import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
@@ -119,6 +118,12 @@ function sessionIdOf(iacCode: JsonObject): string | undefined {
 }
 
 export interface ToKernelSignalsOptions {
+  /**
+   * The inputs `metadata.iac_code` waits on, already cut to the fields that
+   * may be kept: the allowlist belongs to the interrupts module, and only
+   * what it keeps may travel on to a client or the disk.
+   */
+  findInputs: (iacCode: JsonObject) => KernelInput[];
   /** Id for a tool call the kernel sent without `toolUseId`. */
   newToolId?: () => string;
   /**
@@ -130,7 +135,7 @@ export interface ToKernelSignalsOptions {
   readLeadingSnapshotInputs?: boolean;
 }
 
-export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSignalsOptions>, "newToolId">): KernelSignal[] {
+export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSignalsOptions>, "newToolId" | "findInputs">): KernelSignal[] {
   const { kind, body } = update;
   const signals: KernelSignal[] = [];
   const taskId = str(kind === "task" ? body.id : body.taskId);
@@ -179,17 +184,19 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     if (history.text)
       signals.push({ kind: "text", messageId: statusMessageId ?? history.messageId, text: history.text, source: "history" });
   }
-  // Only the kept fields of a projection travel on: nothing else of it can reach a client or the disk.
   if (iacCode.input !== undefined || iacCode.pendingPermissions !== undefined) {
-    const inputs = inputsOf(iacCode).map(({ value, sideband }) => ({ projection: value, sideband }));
+    const inputs = options.findInputs(iacCode);
     if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
   }
   if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
   return signals;
 }
 
-export function toKernelSignals(options: ToKernelSignalsOptions = {}): OperatorFunction<A2AUpdate, KernelSignal> {
-  const resolved = { newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`) };
+export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<A2AUpdate, KernelSignal> {
+  const resolved = {
+    findInputs: options.findInputs,
+    newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`),
+  };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
   return (updates) =>
     defer(() => {

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { KEPT_INPUT_FIELDS, type InputProjection } from "../state/thread-state.js";
 import { pythonJsonDumps } from "./python-json.js";
+import type { KernelInput } from "../model/kernel-signal.js";
 
 export type RawProjection = Record<string, unknown>;
 
@@ -75,4 +76,14 @@ export function inputsOf(iacCodeMetadata: unknown, newId: () => string = randomH
     else found.set(key, { value: keepInput(raw, newId), sideband });
   }
   return [...found.values()];
+}
+
+/**
+ * The inputs a frame's `metadata.iac_code` waits on, as kernel signals carry
+ * them: only the kept fields of each projection travel on, so nothing else
+ * of it can reach a client or the disk. This is `toKernelSignals`'s
+ * `findInputs`.
+ */
+export function kernelInputsOf(iacCodeMetadata: unknown): KernelInput[] {
+  return inputsOf(iacCodeMetadata).map(({ value, sideband }) => ({ projection: value, sideband }));
 }

@@ -9,6 +9,7 @@ import type { KernelSignal } from "../model/kernel-signal.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { isObject, toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import type { RunA2A } from "../run.js";
+import { kernelInputsOf } from "../interrupts/keep-input.js";
 
 const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
 
@@ -37,7 +38,9 @@ export function recoveredPipeline(a2a: Pick<RunA2A, "getPipelineState">, taskId:
 export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Observable<KernelSignal> {
   return defer(async () => {
     const task = toA2AUpdate(await a2a.getTask(taskId));
-    const now = signalsOf(task, { newToolId }).filter((signal) => signal.kind !== "text" && signal.kind !== "pipeline-event");
+    const now = signalsOf(task, { newToolId, findInputs: kernelInputsOf }).filter(
+      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
+    );
     // The missed pipeline events come before the task's present state, which may end the run.
     return concat(
       from(now.filter((signal) => signal.kind !== "task-state" && signal.kind !== "inputs")),
@@ -54,7 +57,7 @@ export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string)
   return a2a.subscribeToTask(taskId).pipe(
     mergeMap((frame) => {
       const update = toA2AUpdate(frame);
-      const signals = signalsOf(update, { newToolId });
+      const signals = signalsOf(update, { newToolId, findInputs: kernelInputsOf });
       const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
       first = false;
       return fresh;

@@ -25,6 +25,7 @@ import type { RunA2A } from "../run.js";
 import { liveEvents, reattach, recoveredPipeline } from "./recovery.js";
 import { pendingExpired } from "./thread-transitions.js";
 import type { ThreadRun } from "./thread-run.js";
+import { kernelInputsOf } from "../interrupts/keep-input.js";
 
 export interface ResumeContext {
   input: ValidRunInput;
@@ -193,7 +194,7 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
     return a2a.sendStreamingMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } }).pipe(
       concatMap(async (frame): Promise<KernelSignal[]> => {
         const update = toA2AUpdate(frame);
-        const signals = signalsOf(update, { newToolId }).filter((signal) => keep(signal, update, first, last));
+        const signals = signalsOf(update, { newToolId, findInputs: kernelInputsOf }).filter((signal) => keep(signal, update, first, last));
         if (!first) return signals;
         first = false;
         await thread.accept([answer]);

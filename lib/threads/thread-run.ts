@@ -9,7 +9,7 @@ import type { Interrupt } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
-import type { KernelInput } from "../model/kernel-signal.js";
+import type { KernelInput, SignalOf } from "../model/kernel-signal.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
 
 export interface ThreadRunOptions {
@@ -136,6 +136,28 @@ export class ThreadRun {
     }));
     this.#paused = true;
     return Object.values(this.#state.execution.pending).map(this.options.toInterrupt);
+  }
+
+  /**
+   * The run's end, made durable before it is announced: a pause persists
+   * its interrupts first (else the task is cancelled and the run fails,
+   * R-PER-4); an end the kernel did not settle cancels the task.
+   */
+  async settleEnd(end: SignalOf<"run-end">, cancelTask: () => void): Promise<SignalOf<"run-end">> {
+    if (!end.kernelSettled) cancelTask();
+    if (end.error || !end.inputs?.length) return end;
+    try {
+      const { textDigests, pipelineSequence, openSteps } = end;
+      return { ...end, interrupts: await this.pause(end.inputs, { textDigests, pipelineSequence, openSteps }) };
+    } catch (error) {
+      cancelTask();
+      await this.end().catch(() => undefined);
+      const failure =
+        error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR"
+          ? error
+          : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+      return { ...end, inputs: undefined, error: failure };
+    }
   }
 
   /** Answers accepted by the kernel: never sent again (R-RES-5), no longer pending. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
 import { marbles } from "../support/marbles.js";
+import { kernelInputsOf } from "../../lib/interrupts/keep-input.js";
 
 const status = (state: string, extra: Record<string, unknown> = {}) => ({
   statusUpdate: { taskId: "t1", contextId: "c1", status: { state, ...extra } },
@@ -17,7 +18,7 @@ describe("toKernelSignals", () => {
   it("reads the task id and state of a Task frame", () => {
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" } } } });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(ab|)", {
         a: bound,
         b: { kind: "task-state", state: "submitted" },
       });
@@ -30,7 +31,7 @@ describe("toKernelSignals", () => {
         a: status("TASK_STATE_WORKING", { message: agentText("Hel") }),
         b: status("TASK_STATE_WORKING", { message: agentText("lo") }),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc) 5ms (d|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(abc) 5ms (d|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Hel", source: "delta" },
         c: working,
@@ -42,7 +43,7 @@ describe("toKernelSignals", () => {
   it("marks the assistantFinal status as the final whole text", () => {
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: withIacCode({ assistantFinal: { complete: true } }, "TASK_STATE_WORKING", agentText("Hello")) });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(abc|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Hello", source: "final" },
         c: working,
@@ -58,7 +59,7 @@ describe("toKernelSignals", () => {
         c: withIacCode({ tool: { status: "input_delta", toolUseId: "u1", partialJson: "{" }, usage: { inputTokens: 6497.0, model: "m" } }),
         d: withIacCode({ tool: { status: "progress", toolUseId: "u1", mcp: { progress: 1 } } }),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcdfhj|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(abcdfhj|)", {
         a: bound,
         b: { kind: "session-bound", sessionId: "s1" },
         c: { kind: "reasoning", text: "hmm" },
@@ -73,7 +74,9 @@ describe("toKernelSignals", () => {
   it("falls back to a summary input and a generated id for a tool without them", () => {
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: withIacCode({ tool: { status: "started", inputSummary: "list files" } }) });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ newToolId: () => "tool-x" }))).toBe("(abc|)", {
+      expectObservable(
+        frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, newToolId: () => "tool-x" })),
+      ).toBe("(abc|)", {
         a: bound,
         b: { kind: "tool", status: "started", toolCallId: "tool-x", toolName: "tool", input: { summary: "list files" }, result: undefined },
         c: working,
@@ -85,7 +88,7 @@ describe("toKernelSignals", () => {
     const artifact = { artifactId: "a1", name: "plan.md", parts: [{ url: "file:///plan.md" }] };
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: { artifactUpdate: { taskId: "t1", contextId: "c1", artifact } } });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(ab|)", {
         a: bound,
         b: { kind: "artifact", artifact },
       });
@@ -100,18 +103,21 @@ describe("toKernelSignals", () => {
       history: [{ role: "ROLE_USER", parts: [{ text: "hi" }] }, agentText("Hello ", "m1"), agentText("there", "m2")],
     };
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("(a|)", { a: { task } }).pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abc|)", {
-        a: bound,
-        b: { kind: "text", messageId: "m2", text: "Hello there", source: "history" },
-        c: { kind: "task-state", state: "completed" },
-      });
+      expectObservable(cold("(a|)", { a: { task } }).pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe(
+        "(abc|)",
+        {
+          a: bound,
+          b: { kind: "text", messageId: "m2", text: "Hello there", source: "history" },
+          c: { kind: "task-state", state: "completed" },
+        },
+      );
     });
   });
 
   it("reads a bare agent Message as the whole, completed reply", () => {
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("(a|)", { a: { message: { ...agentText("Done.", "m9"), contextId: "c1" } } });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(ab|)", {
         a: { kind: "text", messageId: "m9", text: "Done.", source: "final" },
         b: { kind: "task-state", state: "completed" },
       });
@@ -129,7 +135,7 @@ describe("toKernelSignals", () => {
           },
         },
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(ab|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(ab|)", {
         a: { kind: "task-bound", taskId: "t1", contextId: undefined },
         b: { kind: "task-state", state: "unknown" },
       });
@@ -144,7 +150,7 @@ describe("toKernelSignals and inputs", () => {
       const frames = cold("(a|)", {
         a: withIacCode({ input: { ...input, secretToken: "x" } }, "TASK_STATE_INPUT_REQUIRED", agentText("Which region?")),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(abcd|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(abcd|)", {
         a: bound,
         b: { kind: "text", messageId: "t1-message", text: "Which region?", source: "delta" },
         c: { kind: "inputs", inputs: [{ projection: input, sideband: false }] },
@@ -165,7 +171,7 @@ describe("toKernelSignals and changes of task", () => {
         c: otherContext,
         d: status("TASK_STATE_SUBMITTED"),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(aw)b---c---(as)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(aw)b---c---(as)", {
         a: bound,
         w: working,
         b: { kind: "task-bound", taskId: "t2", contextId: "c1" },
@@ -177,7 +183,10 @@ describe("toKernelSignals and changes of task", () => {
 
   it("starts afresh for each subscription", () => {
     marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("(a|)", { a: status("TASK_STATE_WORKING") }).pipe(unwrapStreamResponse(), toKernelSignals());
+      const signals = cold("(a|)", { a: status("TASK_STATE_WORKING") }).pipe(
+        unwrapStreamResponse(),
+        toKernelSignals({ findInputs: kernelInputsOf }),
+      );
       expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
       expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
     });
@@ -190,7 +199,9 @@ describe("toKernelSignals on a new task's stream", () => {
     const snapshot = { task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_SUBMITTED" }, metadata: { iac_code: { input } } } };
     marbles().run(({ cold, expectObservable }) => {
       const frames = cold("a----b", { a: snapshot, b: withIacCode({ input }, "TASK_STATE_INPUT_REQUIRED") });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ readLeadingSnapshotInputs: false }))).toBe("(as)-(cd)", {
+      expectObservable(
+        frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false })),
+      ).toBe("(as)-(cd)", {
         a: bound,
         s: { kind: "task-state", state: "submitted" },
         c: { kind: "inputs", inputs: [{ projection: input, sideband: false }] },
@@ -213,7 +224,7 @@ describe("toKernelSignals and pipeline envelopes", () => {
           thinking: { type: "raw_thinking", text: "t" },
         }),
       });
-      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals())).toBe("(a123rw|)", {
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe("(a123rw|)", {
         a: bound,
         1: { kind: "pipeline-event", envelope: e1, recovered: false },
         2: { kind: "pipeline-event", envelope: e2, recovered: false },

@@ -1,0 +1,181 @@
+/**
+ * The operator chain of a run, written once: what the kernel says goes in,
+ * AG-UI events (and heartbeats) for the SSE sink come out. A service run
+ * (`run.ts`), an observer stream (`threads/observe.ts`), the property tests
+ * and the bench all run this same chain; they differ only in the ports they
+ * plug in (persistence, drops, status, scheduler).
+ *
+ * Four phases, in order; read `runPipeline` at the bottom for the whole run:
+ *   readKernel     → when and how the run ends, the ids the thread must remember
+ *   unfoldPipeline → pipeline envelopes, each once, as signals and CUSTOM events, with step spans
+ *   projectToAgui  → kernel signals to AG-UI events; the end committed before it is told
+ *   deliver        → a well-formed stream for the sink: RUN_STARTED first, no span left open, heartbeats
+ */
+import type { AGUIEvent } from "@ag-ui/core";
+import {
+  catchError,
+  identity,
+  merge,
+  of,
+  pipe,
+  startWith,
+  takeWhile,
+  tap,
+  type MonoTypeOperatorFunction,
+  type Observable,
+  type OperatorFunction,
+  type SchedulerLike,
+} from "rxjs";
+import { AguiError, toAguiError } from "./errors.js";
+import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
+import { aggregateUsage } from "../operators/aggregate-usage.js";
+import { announceSession, type SessionIdentity } from "../operators/announce-session.js";
+import { awaitInOrder } from "../operators/await-in-order.js";
+import { closeSpans } from "../operators/close-spans.js";
+import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
+import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
+import { finishRun, runErrorEvent } from "../operators/finish-run.js";
+import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
+import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
+import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
+import { projectArtifacts } from "../operators/project-artifacts.js";
+import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
+import { projectReasoning } from "../operators/project-reasoning.js";
+import { projectSteps } from "../operators/project-steps.js";
+import { projectText } from "../operators/project-text.js";
+import { projectTools } from "../operators/project-tools.js";
+
+export type SseItem = AGUIEvent | Heartbeat;
+type RunEnd = SignalOf<"run-end">;
+
+/** What the chain needs from the world outside it. Every side effect of a run goes through here. */
+export interface RunPorts {
+  /** Follows the kernel past a dropped stream (pipeline mode); without it a drop ends the run. */
+  followDrops?: MonoTypeOperatorFunction<KernelSignal>;
+  /** True for an input the thread has answered already: a kernel may still repeat it in a snapshot. */
+  isAnswered?: (inputId: string) => boolean;
+  /**
+   * Writes down a task or session id the kernel announced, before anything
+   * after it is told (the session event carries them). `undefined` when
+   * there is nothing to write; a rejection ends the run.
+   */
+  persistIds: (signal: KernelSignal) => Promise<void> | undefined;
+  /**
+   * Makes the run's end durable before it is announced: a pause persists
+   * its interrupts, an end the kernel did not settle cancels the task. May
+   * answer synchronously (an observer only shows the pause).
+   */
+  settleAndPersistEnd: (end: RunEnd) => RunEnd | Promise<RunEnd>;
+  /** Each AG-UI event the client is sent, for the thread's status read-model. */
+  recordStatus?: (event: AGUIEvent) => void;
+  /** A failure no stage turned into a run end: logged, then told as RUN_ERROR. */
+  logFailure?: (error: unknown) => void;
+  /** The heartbeat's timer; tests pass a virtual-time scheduler. */
+  scheduler?: SchedulerLike;
+}
+
+/** Who the run is and where its execution stands as it starts. */
+export interface RunSetup {
+  threadId: string;
+  runId: string;
+  /** What the client sees first: RUN_STARTED, and for an observer its session event. */
+  opening: readonly AGUIEvent[];
+  /** The execution's ids for the session event; an observer announces its own in `opening`. */
+  session?: SessionIdentity;
+  /** Where the execution's pipeline stands (a resumed or re-attached run goes on from there). */
+  pipelineSequence: number;
+  pipelineOpenSteps: readonly string[];
+  /** Digests of the texts the client has already been shown (contract §5). */
+  textSnapshotDigests: readonly string[];
+  /** The error's message in the request's language. */
+  describe: (error: AguiError) => string;
+  heartbeatMs: number;
+  /** The client shows interrupts as frontend tool calls too (R-SIB-4). */
+  interruptsAsTools?: boolean;
+  /** Events that travel beside the run's own (an observer's thread status), merged in before delivery. */
+  alongside?: Observable<AGUIEvent>;
+}
+
+/** Ids on disk, or a run end that says why they are not. */
+const persistedIdsOf =
+  (persistIds: RunPorts["persistIds"]) =>
+  (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
+    const written = persistIds(signal);
+    if (written === undefined) return signal;
+    return written.then(
+      () => signal,
+      (error: unknown): KernelSignal => ({ kind: "run-end", error: toAguiError(error, "STATE_PERSISTENCE_FAILED"), kernelSettled: false }),
+    );
+  };
+
+/**
+ * What the kernel said → when and how the run ends, then the ids the thread
+ * must remember. The end is decided before the first asynchronous step, so
+ * a drop is told from a finished run and no late error overtakes a signal.
+ */
+export function readKernel(ports: Pick<RunPorts, "followDrops" | "isAnswered" | "persistIds">): MonoTypeOperatorFunction<KernelSignal> {
+  return pipe(
+    ports.followDrops ?? identity,
+    endRunOnTaskState(ports.isAnswered ? { isAnswered: ports.isAnswered } : {}),
+    awaitInOrder(persistedIdsOf(ports.persistIds)),
+    takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
+  );
+}
+
+/** Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans. */
+export function unfoldPipeline(
+  setup: Pick<RunSetup, "threadId" | "pipelineSequence" | "pipelineOpenSteps">,
+): OperatorFunction<KernelSignal, RunItem> {
+  return pipe(
+    dedupePipelineEvents({ cursor: setup.pipelineSequence }),
+    projectPipelineEvents({ threadId: setup.threadId }),
+    projectSteps({ durableOpen: setup.pipelineOpenSteps }),
+  );
+}
+
+/** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
+export function projectToAgui(
+  setup: Pick<RunSetup, "threadId" | "runId" | "session" | "textSnapshotDigests" | "describe">,
+  ports: Pick<RunPorts, "settleAndPersistEnd">,
+): OperatorFunction<RunItem, AGUIEvent> {
+  const { threadId, runId, describe } = setup;
+  const settle = (item: RunItem): RunItem | Promise<RunItem> =>
+    "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
+  return pipe(
+    projectText({ knownDigests: new Set(setup.textSnapshotDigests) }),
+    projectReasoning({ runId }),
+    projectTools(),
+    projectArtifacts(),
+    setup.session ? announceSession(setup.session) : identity,
+    aggregateUsage(),
+    awaitInOrder(settle),
+    finishRun({ threadId, runId, describe }),
+  );
+}
+
+/** AG-UI events → a well-formed stream for the SSE sink. */
+export function deliver(
+  setup: Pick<RunSetup, "opening" | "describe" | "heartbeatMs" | "interruptsAsTools" | "alongside">,
+  ports: Pick<RunPorts, "recordStatus" | "logFailure" | "scheduler">,
+): OperatorFunction<AGUIEvent, SseItem> {
+  const { describe, recordStatus, logFailure } = { ...setup, ...ports };
+  return pipe(
+    catchError((error: unknown) => {
+      logFailure?.(error);
+      return of(runErrorEvent(toAguiError(error), describe));
+    }),
+    // Beside the run, not inside its error handling: the alongside stream is the caller's.
+    setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity,
+    startWith(...setup.opening),
+    setup.interruptsAsTools ? interruptsAsTools() : identity,
+    neutralizeTerminalControls(),
+    closeSpans(),
+    recordStatus ? tap(recordStatus) : identity,
+    mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler),
+  );
+}
+
+/** The whole run: kernel signals in, what the SSE sink writes out. */
+export function runPipeline(setup: RunSetup, ports: RunPorts): OperatorFunction<KernelSignal, SseItem> {
+  return pipe(readKernel(ports), unfoldPipeline(setup), projectToAgui(setup, ports), deliver(setup, ports));
+}
