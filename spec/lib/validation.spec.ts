@@ -33,7 +33,14 @@ afterAll(() => {
 
 const image = (value: string, mimeType = "image/png") => ({ type: "image", source: { type: "data", value, mimeType } });
 
-function validInput(): Record<string, any> {
+/** A run input to break on purpose: any field may be dropped or replaced by something the validator must refuse. */
+interface RunInputUnderTest {
+  [field: string]: unknown;
+  messages: unknown[];
+  forwardedProps: { iacCode: Record<string, unknown> };
+}
+
+function validInput(): RunInputUnderTest {
   return {
     threadId: "thread-1",
     runId: "run-1",

@@ -3,13 +3,15 @@ import { randomUUID } from "node:crypto";
 import { setImmediate as tick } from "node:timers/promises";
 import { afterEach } from "@jest/globals";
 import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../../lib/kernel/replay-kernel.js";
+import type { JsonRpcReply, RpcResults, WireStreamResponse, WireTask } from "./a2a-wire.js";
 
 export interface SseRecord {
   event: string;
-  data: any;
+  /** A JSON-RPC reply: a frame on `message` records, an error on `error` ones. */
+  data: JsonRpcReply<WireStreamResponse>;
 }
 
-export function call(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {
+export function call(url: string, method: keyof RpcResults, params: unknown, headers: Record<string, string> = {}) {
   return fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", "A2A-Version": "1.0", ...headers },
@@ -17,8 +19,13 @@ export function call(url: string, method: string, params: unknown, headers: Reco
   });
 }
 
-export async function rpc(url: string, method: string, params: unknown, headers?: Record<string, string>): Promise<any> {
-  return (await call(url, method, params, headers)).json();
+export async function rpc<Method extends keyof RpcResults>(
+  url: string,
+  method: Method,
+  params: unknown,
+  headers?: Record<string, string>,
+): Promise<JsonRpcReply<RpcResults[Method]>> {
+  return (await (await call(url, method, params, headers)).json()) as JsonRpcReply<RpcResults[Method]>;
 }
 
 export function userMessage(text: string, extra: Record<string, unknown> = {}) {
@@ -41,21 +48,22 @@ export async function* sseRecords(response: Response): AsyncGenerator<SseRecord>
         if (line.startsWith("event:")) event = line.slice(6).trim();
         else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
       }
-      if (data.length > 0) yield { event, data: JSON.parse(data.join("\n")) };
+      if (data.length > 0) yield { event, data: JSON.parse(data.join("\n")) as SseRecord["data"] };
     }
   }
 }
 
-export async function stream(url: string, method: string, params: unknown, headers?: Record<string, string>) {
+export async function stream(url: string, method: keyof RpcResults, params: unknown, headers?: Record<string, string>) {
   const records: SseRecord[] = [];
   for await (const record of sseRecords(await call(url, method, params, headers))) records.push(record);
   return records;
 }
 
 /** The StreamResponse payloads (`{statusUpdate: …}`) of a stream's data records. */
-export const results = (records: SseRecord[]) => records.filter((r) => r.event === "message").map((r) => r.data.result);
+export const results = (records: SseRecord[]) => records.filter((r) => r.event === "message").map((r) => r.data.result!);
 
-export const stateOf = (result: any): string | undefined => (result.task ?? result.statusUpdate)?.status?.state;
+export const stateOf = (result: WireStreamResponse | undefined): string | undefined =>
+  (result?.task ?? result?.statusUpdate)?.status?.state;
 
 /**
  * A starter for replay kernels (instant replay unless told otherwise) that
@@ -74,7 +82,11 @@ export function kernelsClosedAfterEach(): (options?: ReplayKernelOptions) => Pro
   };
 }
 
-export const getTask = async (k: ReplayKernel, id: string) => (await rpc(k.url, "GetTask", { id, historyLength: 100 })).result;
+export async function getTask(k: ReplayKernel, id: string): Promise<WireTask> {
+  const reply = await rpc(k.url, "GetTask", { id, historyLength: 100 });
+  if (reply.result === undefined) throw new Error(`GetTask ${id} answered ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
 
 /** Polls GetTask until the task reaches `state` (each poll yields to the event loop; no timed sleep). */
 export async function waitForState(k: ReplayKernel, id: string, state: string) {

@@ -15,6 +15,7 @@ import {
 } from "../../../lib/kernel/fixtures.js";
 import { fillPlaceholders, toLiveEvent } from "../../../lib/kernel/live-event.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
+import type { WireStreamResponse } from "./a2a-wire.js";
 
 const DEMO_FIXTURES = [
   "chat",
@@ -35,8 +36,9 @@ const DEMO_FIXTURES = [
 ];
 
 const linesOf = (sections: FixtureSection[]) => sections.flatMap((s) => s.lines);
-const lastFrame = (section: FixtureSection) => section.lines.filter((l) => l.frame).at(-1)!.frame as any;
-const stateOfFrame = (frame: any) => frame.statusUpdate?.status?.state;
+// Fixture frames are wire JSON, read as such: a frame of another shape fails the assertion that reads it.
+const lastFrame = (section: FixtureSection) => section.lines.filter((l) => l.frame).at(-1)!.frame as WireStreamResponse;
+const stateOfFrame = (frame: WireStreamResponse) => frame.statusUpdate?.status?.state;
 
 describe("the recorded fixtures", () => {
   it("include every demo scenario", async () => {
@@ -88,7 +90,7 @@ describe("the recorded fixtures", () => {
     expect(sections.map((s) => [s.turn, s.when])).toEqual([[0, undefined], ...whens.map((when) => [1, when])]);
     const parked = lastFrame(sections[0]!);
     expect(stateOfFrame(parked)).toBe("TASK_STATE_INPUT_REQUIRED");
-    const input = parked.statusUpdate.metadata.iac_code.input;
+    const input = parked.statusUpdate!.metadata!.iac_code!.input!;
     expect(input).toMatchObject({
       schemaVersion: 1,
       kind,
@@ -137,9 +139,9 @@ describe("the recorded fixtures", () => {
 
   it("permission asks about a mutating ros_deploy_stack call that turn 0 started", async () => {
     const [turn0] = await loadFixture(FIXTURES_DIR, "permission");
-    const frames = turn0!.lines.map((l) => l.frame as any);
+    const frames = turn0!.lines.map((l) => l.frame as WireStreamResponse);
     expect(frames.some((f) => f.statusUpdate?.metadata?.iac_code?.tool?.status === "started")).toBe(true);
-    expect(frames.at(-1).statusUpdate.metadata.iac_code.input).toMatchObject({
+    expect(frames.at(-1)!.statusUpdate!.metadata!.iac_code!.input).toMatchObject({
       inputId: "perm-${taskId}",
       toolUseId: "toolu_deploy_1",
       toolName: "ros_deploy_stack",
@@ -150,7 +152,7 @@ describe("the recorded fixtures", () => {
   });
 
   it("question and deploy-confirm offer the contract's options", async () => {
-    const inputOf = async (name: string) => lastFrame((await loadFixture(FIXTURES_DIR, name))[0]!).statusUpdate.metadata.iac_code.input;
+    const inputOf = async (name: string) => lastFrame((await loadFixture(FIXTURES_DIR, name))[0]!).statusUpdate!.metadata!.iac_code!.input;
     expect(await inputOf("question")).toMatchObject({
       prompt: "Which region should I deploy to?",
       options: [
@@ -264,7 +266,8 @@ describe("turn sections", () => {
     '{"turn": 3}',
     frame("three"),
   ].join("\n");
-  const ids = (section: FixtureSection | undefined) => section?.lines.map((l) => (l.frame as any)?.message.messageId ?? "error");
+  const ids = (section: FixtureSection | undefined) =>
+    section?.lines.map((l) => (l.frame as WireStreamResponse | undefined)?.message!.messageId ?? "error");
 
   it("split the file: lines before any marker are turn 0", () => {
     expect(parseFixture(text).map((s) => [s.turn, s.when, s.lines.length])).toEqual([

@@ -10,20 +10,22 @@ import path from "node:path";
 import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { type ReplayKernel, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
 import { call, getTask, kernelsClosedAfterEach, waitForState, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
+import type { JsonRpcReply, WireIacCode, WireStreamResponse } from "./a2a-wire.js";
 
 const kernel = kernelsClosedAfterEach();
 
 const CONTEXT = "agui-0123456789abcdef0123456789abcdef01234567";
 
-const textOf = (result: any): string => (result.statusUpdate?.status?.message?.parts ?? []).map((p: any) => p.text ?? "").join("");
+const textOf = (result: WireStreamResponse | undefined): string =>
+  (result?.statusUpdate?.status?.message?.parts ?? []).map((p) => p.text ?? "").join("");
 /** The streamed text of a turn, without the `assistantFinal` status that repeats it whole. */
-const streamedText = (out: any[]) =>
+const streamedText = (out: WireStreamResponse[]) =>
   out
     .filter((r) => !r.statusUpdate?.metadata?.iac_code?.assistantFinal)
     .map(textOf)
     .join("");
-const iacCodeOf = (result: any) => result.statusUpdate?.metadata?.iac_code ?? {};
-const toolOf = (out: any[], status: string) => out.map((r) => iacCodeOf(r).tool).find((tool) => tool?.status === status);
+const iacCodeOf = (result: WireStreamResponse | undefined): WireIacCode => result?.statusUpdate?.metadata?.iac_code ?? {};
+const toolOf = (out: WireStreamResponse[], status: string) => out.map((r) => iacCodeOf(r).tool).find((tool) => tool?.status === status);
 
 /** The data of a permission answer, as the adapter sends it (wire contract §5). */
 function permission(taskId: string, overrides: Record<string, unknown> = {}) {
@@ -58,7 +60,7 @@ const textAnswer = (taskId: string, text: string) =>
 /** Starts a fixture on a new task; returns the task id and the frames of its first turn. */
 async function start(k: ReplayKernel, text: string) {
   const out = results(await stream(k.url, "SendStreamingMessage", userMessage(text, { contextId: CONTEXT })));
-  return { taskId: out[0].task.id as string, out };
+  return { taskId: out[0]!.task!.id, out };
 }
 
 /** The SDK logs each JSON-RPC error it sends; keep the spec output readable. */
@@ -124,7 +126,7 @@ describe("multi-turn fixtures over HTTP", () => {
     const second = results(await stream(k.url, "SendStreamingMessage", textAnswer(first.taskId, "blue and green")));
     expect(second.map(stateOf)).toEqual(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]);
     expect(streamedText(second)).toBe("blue it is");
-    expect(iacCodeOf(second.at(-1)).input.inputId).toBe(`q2-${first.taskId}`);
+    expect(iacCodeOf(second.at(-1)).input!.inputId).toBe(`q2-${first.taskId}`);
     // Turn 2 has one section; "chat" would pick the chat fixture on a new task, not here.
     const third = results(await stream(k.url, "SendStreamingMessage", textAnswer(first.taskId, "chat")));
     expect(streamedText(third)).toBe("turn two");
@@ -152,7 +154,7 @@ describe("multi-turn fixtures over HTTP", () => {
     const out = results(await stream(k.url, "SendStreamingMessage", textAnswer(taskId, "no")));
     expect(out.map(stateOf)).toEqual(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
     expect(textOf(out[1])).toContain("The demo fixture `strict` has nothing recorded for turn 1");
-    expect(out[1].statusUpdate.status.message.messageId).toBe(`${taskId}-message`);
+    expect(out[1]!.statusUpdate!.status.message!.messageId).toBe(`${taskId}-message`);
   });
 
   it("give a script the answer: the text, then each data part's JSON", async () => {
@@ -200,9 +202,9 @@ describe("the permission fixture", () => {
     const k = await kernel();
     const { taskId } = await start(k, "permission");
     const out = results(await stream(k.url, "SendStreamingMessage", answer(taskId, permission(taskId))));
-    expect(out[0].task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_INPUT_REQUIRED" } });
+    expect(out[0]!.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_INPUT_REQUIRED" } });
     // The answered projection is gone from the snapshot the resumed stream starts with.
-    expect(out[0].task.metadata?.iac_code?.input).toBeUndefined();
+    expect(out[0]!.task!.metadata?.iac_code?.input).toBeUndefined();
     expect(out.every((r) => (r.task?.id ?? r.statusUpdate?.taskId) === taskId)).toBe(true);
     expect(out.map((r) => iacCodeOf(r).tool?.status).filter(Boolean)).toEqual(["progress", "progress", "progress", "completed"]);
     expect(toolOf(out, "completed")).toMatchObject({ toolUseId: "toolu_deploy_1", result: { status: "CREATE_COMPLETE" } });
@@ -289,10 +291,10 @@ describe("a malformed permission answer", () => {
     quiet.mockRestore();
     expect(streaming.status).toBe(200);
     expect(streaming.headers.get("content-type")).toMatch(/^application\/json/);
-    const refused: any = await streaming.json();
+    const refused = (await streaming.json()) as JsonRpcReply<never>;
     expect(refused.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid permission answer: /) });
-    expect(refused.error.message).toMatch(message);
-    expect(sideband.error).toMatchObject({ code: -32602, message: refused.error.message });
+    expect(refused.error!.message).toMatch(message);
+    expect(sideband.error).toMatchObject({ code: -32602, message: refused.error!.message });
 
     // Nothing changed: same state, same history, same pending projection.
     expect(await getTask(k, taskId)).toEqual(before);
@@ -319,8 +321,8 @@ describe("a malformed permission answer", () => {
     await rpc(k.url, "CancelTask", { id: taskId });
     const canceled = await rpc(k.url, "SendStreamingMessage", answer(taskId, permission(taskId)));
     quiet.mockRestore();
-    expect(unknown.error.code).toBe(-32001);
-    expect(canceled.error.code).toBe(-32004);
+    expect(unknown.error!.code).toBe(-32001);
+    expect(canceled.error!.code).toBe(-32004);
   });
 
   it("is not confused with other data parts", async () => {
@@ -338,8 +340,8 @@ describe("a sideband permission answer (SendMessage)", () => {
     const data = permission(taskId);
     const reply = await rpc(k.url, "SendMessage", answer(taskId, data, { messageId: `agui-resume-perm-${taskId}` }));
     expect(reply.error).toBeUndefined();
-    expect(reply.result.task).toMatchObject({ id: taskId, contextId: CONTEXT });
-    expect(reply.result.task.metadata?.iac_code?.input).toBeUndefined();
+    expect(reply.result!.task).toMatchObject({ id: taskId, contextId: CONTEXT });
+    expect(reply.result!.task!.metadata?.iac_code?.input).toBeUndefined();
 
     const done = await waitForState(k, taskId, "TASK_STATE_COMPLETED");
     expect(done.history).toEqual(
@@ -369,9 +371,9 @@ describe("a sideband permission answer (SendMessage)", () => {
     const { taskId } = await start(k, "go");
     const data = permission(taskId, { inputId: `p-${taskId}`, toolUseId: "t", decision: "deny" });
     const reply = await rpc(k.url, "SendMessage", answer(taskId, data));
-    expect(reply.result.task.id).toBe(taskId);
+    expect(reply.result!.task!.id).toBe(taskId);
     const done = await waitForState(k, taskId, "TASK_STATE_COMPLETED");
-    expect(done.status.message.parts[0].text).toBe(`turn 1: ${JSON.stringify(data)}`);
+    expect(done.status.message!.parts[0]!.text).toBe(`turn 1: ${JSON.stringify(data)}`);
   });
 
   it("while the task runs on is recorded: the task is returned and the permission is pending no more", async () => {
@@ -399,16 +401,16 @@ describe("a sideband permission answer (SendMessage)", () => {
     const records = sseRecords(await call(k.url, "SendStreamingMessage", userMessage("pipeline", { contextId: CONTEXT })));
     const taskId: string = (await records.next()).value!.data.result.task.id;
     const waiting = (await records.next()).value!.data.result;
-    expect(iacCodeOf(waiting).pendingPermissions[0].inputId).toBe(`perm-sub-${taskId}`);
-    expect((await getTask(k, taskId)).metadata.iac_code.pendingPermissions).toEqual([
+    expect(iacCodeOf(waiting).pendingPermissions![0]!.inputId).toBe(`perm-sub-${taskId}`);
+    expect((await getTask(k, taskId)).metadata!.iac_code!.pendingPermissions).toEqual([
       expect.objectContaining({ inputId: `perm-sub-${taskId}`, requestTaskId: taskId }),
     ]);
 
     const data = permission(taskId, { inputId: `perm-sub-${taskId}`, toolUseId: "toolu_sub_1" });
     const reply = await rpc(k.url, "SendMessage", answer(taskId, data));
-    expect(reply.result.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } });
-    expect(reply.result.task.metadata?.iac_code?.pendingPermissions).toBeUndefined();
-    expect(reply.result.task.history.at(-1).parts).toEqual([{ data, mediaType: "application/json" }]);
+    expect(reply.result!.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } });
+    expect(reply.result!.task!.metadata?.iac_code?.pendingPermissions).toBeUndefined();
+    expect(reply.result!.task!.history!.at(-1)!.parts).toEqual([{ data, mediaType: "application/json" }]);
     expect(executed.mock.calls).toEqual([[0]]);
 
     // Answered once: the same answer again is refused.
@@ -417,7 +419,7 @@ describe("a sideband permission answer (SendMessage)", () => {
     quiet.mockRestore();
     expect(again.error).toMatchObject({ code: -32602, message: expect.stringContaining("has no pending permission") });
 
-    expect((await rpc(k.url, "CancelTask", { id: taskId })).result.status.state).toBe("TASK_STATE_CANCELED");
+    expect((await rpc(k.url, "CancelTask", { id: taskId })).result!.status.state).toBe("TASK_STATE_CANCELED");
     for await (const _ of records);
   });
 });
@@ -428,8 +430,8 @@ describe("GetTask on a parked task", () => {
     const { taskId, out } = await start(k, "question");
     const parked = await getTask(k, taskId);
     expect(parked.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
-    expect(parked.metadata.iac_code.input).toEqual(iacCodeOf(out.at(-1)).input);
-    expect(parked.metadata.iac_code.input).toMatchObject({
+    expect(parked.metadata!.iac_code!.input).toEqual(iacCodeOf(out.at(-1)).input);
+    expect(parked.metadata!.iac_code!.input).toMatchObject({
       kind: "ask_user_question",
       inputId: `question-${taskId}`,
       requestTaskId: taskId,
@@ -458,7 +460,7 @@ describe("GetTask on a parked task", () => {
     });
     const { taskId } = await start(k, "go");
     // The SDK alone would keep only the last status's iac_code ({usage}).
-    expect((await getTask(k, taskId)).metadata.iac_code).toEqual({
+    expect((await getTask(k, taskId)).metadata!.iac_code).toEqual({
       usage,
       input: { ...input, requestTaskId: taskId, contextId: CONTEXT, inputId: `p-${taskId}` },
     });

@@ -20,6 +20,7 @@ import {
   userMessage,
   type SseRecord,
 } from "./a2a-http.js";
+import type { JsonRpcReply, RecoveryBody, WireEnvelope, WireSnapshot, WireStreamResponse } from "./a2a-wire.js";
 
 const kernel = kernelsClosedAfterEach();
 
@@ -57,17 +58,17 @@ const SNAPSHOT_KEYS = [
 ];
 
 /** A frame's envelopes in the order the adapter maps them: `pipelineBatch.events`, then `pipeline`. */
-function envelopesOf(result: any): any[] {
-  const iacCode = result.statusUpdate?.metadata?.iac_code;
+function envelopesOf(result: WireStreamResponse | undefined): WireEnvelope[] {
+  const iacCode = result?.statusUpdate?.metadata?.iac_code;
   if (!iacCode) return [];
   return [...(iacCode.pipelineBatch?.events ?? []), ...(iacCode.pipeline ? [iacCode.pipeline] : [])];
 }
-const allEnvelopes = (out: any[]) => out.flatMap(envelopesOf);
-const typesOf = (envelopes: any[]) => envelopes.map((e) => e.eventType);
+const allEnvelopes = (out: WireStreamResponse[]) => out.flatMap(envelopesOf);
+const typesOf = (envelopes: WireEnvelope[]) => envelopes.map((e) => e.eventType);
 
 async function start(k: ReplayKernel, text: string) {
   const out = results(await stream(k.url, "SendStreamingMessage", userMessage(text, { contextId: CONTEXT })));
-  return { taskId: out[0].task.id as string, out };
+  return { taskId: out[0]!.task!.id, out };
 }
 
 function permissionAnswer(taskId: string, inputId: string, toolUseId: string, decision: string) {
@@ -92,11 +93,11 @@ async function recovery(k: ReplayKernel, query: Record<string, string>, headers:
   const url = new URL("iac-code/pipeline/state", k.url);
   url.search = new URLSearchParams(query).toString();
   const response = await fetch(url, { headers: { "A2A-Version": "1.0", ...headers } });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: (await response.json()) as RecoveryBody };
 }
 
 /** Every field the contract's envelope has, with the shapes the scope needs. */
-function expectEnvelope(envelope: any, taskId: string) {
+function expectEnvelope(envelope: WireEnvelope, taskId: string) {
   expect(envelope).toMatchObject({
     schemaVersion: "1.0",
     extensionUri: URI,
@@ -118,11 +119,11 @@ function expectEnvelope(envelope: any, taskId: string) {
   const { scope, step, candidate, candidateStep, data } = envelope;
   if (["step", "candidate", "candidate_step", "interrupt", "stack"].includes(scope)) {
     expect(step).toMatchObject({ id: expect.any(String), attempt: expect.any(Number) });
-    expect(step.runId).toBe(`step-${step.id}-${step.attempt}`);
+    expect(step!.runId).toBe(`step-${step!.id}-${step!.attempt}`);
   }
   if (scope === "candidate" || scope === "candidate_step") {
     expect(candidate).toMatchObject({ id: expect.any(String), index: expect.any(Number), attempt: expect.any(Number) });
-    expect(candidate.runId).toBe(`candidate-${candidate.id}-${candidate.index}-${candidate.attempt}`);
+    expect(candidate!.runId).toBe(`candidate-${candidate!.id}-${candidate!.index}-${candidate!.attempt}`);
   }
   if (scope === "candidate_step")
     expect(candidateStep).toMatchObject({ id: expect.any(String), runId: expect.any(String), attempt: expect.any(Number) });
@@ -145,7 +146,7 @@ function expectEnvelope(envelope: any, taskId: string) {
 }
 
 /** Each frame's envelopes are well formed and its task state is the one their `status` maps to. */
-function expectWellFormedFrames(out: any[], taskId: string) {
+function expectWellFormedFrames(out: WireStreamResponse[], taskId: string) {
   for (const result of out) {
     const iacCode = result.statusUpdate?.metadata?.iac_code;
     if (iacCode?.pipelineBatch) {
@@ -163,9 +164,9 @@ function expectWellFormedFrames(out: any[], taskId: string) {
  * Event ids are unique and sequences increase, except `resent` re-sends:
  * each repeats an earlier envelope exactly. Returns the envelopes without the re-sends.
  */
-function expectOrdered(envelopes: any[], resent = 0) {
-  const first = new Map<string, any>();
-  const repeats: any[] = [];
+function expectOrdered(envelopes: WireEnvelope[], resent = 0) {
+  const first = new Map<string, WireEnvelope>();
+  const repeats: WireEnvelope[] = [];
   for (const envelope of envelopes) {
     if (first.has(envelope.eventId)) {
       expect(envelope).toEqual(first.get(envelope.eventId));
@@ -175,7 +176,7 @@ function expectOrdered(envelopes: any[], resent = 0) {
   expect(repeats).toHaveLength(resent);
   const unique = [...first.values()];
   unique.forEach((envelope, i) => {
-    if (i > 0) expect(envelope.sequence).toBeGreaterThan(unique[i - 1].sequence);
+    if (i > 0) expect(envelope.sequence).toBeGreaterThan(unique[i - 1]!.sequence);
   });
   return unique;
 }
@@ -190,7 +191,7 @@ describe("the pipeline fixture", () => {
     expect(unique.map((e) => e.sequence)).toEqual(unique.map((_, i) => i + 1));
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
     expect(envelopesOf(out.at(-1)).map((e) => e.eventType)).toEqual(["pipeline_completed"]);
-    expect(unique[0].eventType).toBe("pipeline_started");
+    expect(unique[0]!.eventType).toBe("pipeline_started");
 
     const types = typesOf(unique);
     for (const type of [
@@ -216,21 +217,21 @@ describe("the pipeline fixture", () => {
     expect(out.some((r) => r.statusUpdate?.metadata?.iac_code?.pipelineBatch)).toBe(true);
 
     // Step plan opens and closes before generate, which closes last.
-    const steps = unique.filter((e) => e.eventType.startsWith("step_")).map((e) => `${e.eventType}:${e.step.id}`);
+    const steps = unique.filter((e) => e.eventType.startsWith("step_")).map((e) => `${e.eventType}:${e.step!.id}`);
     expect(steps).toEqual(["step_started:plan", "step_completed:plan", "step_started:generate", "step_completed:generate"]);
     // Two candidates in step generate, whose text deltas interleave.
-    const candidates = new Set(unique.filter((e) => e.eventType === "candidate_started").map((e) => e.candidate.id));
+    const candidates = new Set(unique.filter((e) => e.eventType === "candidate_started").map((e) => e.candidate!.id));
     expect(candidates.size).toBe(2);
-    const speakers = unique.filter((e) => e.eventType === "text_delta" && e.candidate).map((e) => e.candidate.id);
+    const speakers = unique.filter((e) => e.eventType === "text_delta" && e.candidate).map((e) => e.candidate!.id);
     const switches = speakers.filter((id, i) => i > 0 && id !== speakers[i - 1]).length;
     expect(switches).toBeGreaterThanOrEqual(2);
-    for (const e of unique.filter((e) => e.candidate)) expect(e.step.id).toBe("generate");
+    for (const e of unique.filter((e) => e.candidate)) expect(e.step!.id).toBe("generate");
     const selected = unique.find((e) => e.eventType === "candidate_selected");
-    expect(candidates).toContain(selected.data.candidateId);
+    expect(candidates).toContain(selected!.data.candidateId);
 
     // The re-send: a stack_progress sent again in a later frame.
     const resent = envelopes.find((e, i) => envelopes.findIndex((other) => other.eventId === e.eventId) !== i);
-    expect(resent.eventType).toBe("stack_progress");
+    expect(resent!.eventType).toBe("stack_progress");
   });
 });
 
@@ -243,7 +244,7 @@ describe("the pipeline-permission fixture", () => {
     expectWellFormedFrames(out, taskId);
     const unique = expectOrdered(allEnvelopes(out));
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_INPUT_REQUIRED");
-    const parked = out.at(-1).statusUpdate.metadata.iac_code;
+    const parked = out.at(-1)!.statusUpdate!.metadata!.iac_code!;
     expect(parked.input).toMatchObject({
       schemaVersion: 1,
       kind: "permission",
@@ -256,13 +257,13 @@ describe("the pipeline-permission fixture", () => {
       required: true,
     });
     // Not a sideband wait: no candidate scope, no sub-pipeline.
-    expect(parked.input.scope).not.toBe("candidate");
-    expect(parked.input.subPipelineId).toBeUndefined();
+    expect(parked.input!.scope).not.toBe("candidate");
+    expect(parked.input!.subPipelineId).toBeUndefined();
     expect(typesOf(envelopesOf(out.at(-1)))).toEqual(["permission_requested", "input_required"]);
     const deploy = unique.filter((e) => e.step?.id === "deploy").map((e) => e.eventType);
     expect(deploy).toContain("step_started");
     expect(deploy).not.toContain("step_completed");
-    expect((await getTask(k, taskId)).metadata.iac_code.input.inputId).toBe(INPUT(taskId));
+    expect((await getTask(k, taskId)).metadata!.iac_code!.input!.inputId).toBe(INPUT(taskId));
   });
 
   it.each([
@@ -282,9 +283,9 @@ describe("the pipeline-permission fixture", () => {
     expect(new Set(unique.map((e) => e.pipelineRunId)).size).toBe(1);
     const types = typesOf(resumed);
     for (const type of expected) expect(types).toContain(type);
-    expect(resumed.find((e) => e.eventType === "tool_result").data.isError).toBe(isError);
+    expect(resumed.find((e) => e.eventType === "tool_result")!.data.isError).toBe(isError);
     expect(types.slice(-2)).toEqual(["step_completed", "pipeline_completed"]);
-    expect(resumed.at(-2).step.id).toBe("deploy");
+    expect(resumed.at(-2)!.step!.id).toBe("deploy");
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
   });
 });
@@ -331,10 +332,10 @@ describe("the recovery route", () => {
     expect(all.body.events).toEqual(published);
     const after = await recovery(k, { taskId, afterSequence: "20" });
     expect(after.body.events).toEqual(published.filter((e) => e.sequence > 20));
-    expect(after.body.events[0].sequence).toBe(21);
-    expect((await recovery(k, { taskId, afterSequence: String(published.at(-1).sequence) })).body.events).toEqual([]);
+    expect(after.body.events[0]!.sequence).toBe(21);
+    expect((await recovery(k, { taskId, afterSequence: String(published.at(-1)!.sequence) })).body.events).toEqual([]);
 
-    const { snapshot } = all.body;
+    const snapshot = all.body.snapshot!;
     expect(Object.keys(snapshot).sort()).toEqual([...SNAPSHOT_KEYS].sort());
     expect(snapshot).toMatchObject({
       schemaVersion: "1.1",
@@ -344,29 +345,29 @@ describe("the recovery route", () => {
       contextId: CONTEXT,
       pipelineName: "ros-stack-design",
       status: "completed",
-      lastSequence: published.at(-1).sequence,
+      lastSequence: published.at(-1)!.sequence,
       seenEventIds: published.map((e) => e.eventId),
       pendingInput: null,
       cleanup: null,
     });
     expect(new Date(snapshot.generatedAt).getTime()).not.toBeNaN();
-    expect(snapshot.steps.map((s: any) => [s.id, s.status])).toEqual([
+    expect(snapshot.steps.map((s) => [s.id, s.status])).toEqual([
       ["plan", "completed"],
       ["generate", "completed"],
     ]);
-    const generate = snapshot.steps[1];
+    const generate = snapshot.steps[1]!;
     expect(generate.selectedCandidateId).toBe("subp-generate-1");
-    expect(generate.candidates.map((c: any) => [c.id, c.status, c.selected])).toEqual([
+    expect(generate.candidates.map((c) => [c.id, c.status, c.selected])).toEqual([
       ["subp-generate-0", "completed", false],
       ["subp-generate-1", "completed", true],
     ]);
     // One message per text coordinate: the plan step and each candidate.
     expect(snapshot.display.messages).toHaveLength(3);
-    const texts = (message: any) =>
+    const texts = (message: WireSnapshot["display"]["messages"][number]) =>
       published.filter(
         (e) =>
           e.eventType === "text_delta" &&
-          `${e.scope}:${[e.candidate?.runId, e.candidateStep?.runId, e.step.runId].filter(Boolean).join(":")}` === message.id,
+          `${e.scope}:${[e.candidate?.runId, e.candidateStep?.runId, e.step!.runId].filter(Boolean).join(":")}` === message.id,
       );
     for (const message of snapshot.display.messages)
       expect(message.text).toBe(
@@ -374,9 +375,9 @@ describe("the recovery route", () => {
           .map((e) => e.data.text)
           .join(""),
       );
-    expect(snapshot.display.messages[0].thinking).toMatch(/^The user wants/);
+    expect(snapshot.display.messages[0]!.thinking).toMatch(/^The user wants/);
     expect(snapshot.display.toolResults).toEqual([expect.objectContaining({ toolUseId: "toolu_plan_read_1", isError: false })]);
-    expect(snapshot.stacks.map((s: any) => [s.stackName, s.status])).toEqual([
+    expect(snapshot.stacks.map((s) => [s.stackName, s.status])).toEqual([
       ["design-preview-a", "PREVIEW_COMPLETE"],
       ["design-preview-b", "PREVIEW_COMPLETE"],
     ]);
@@ -388,21 +389,21 @@ describe("the recovery route", () => {
     const { status, body } = await recovery(k, { taskId, afterSequence: "3", includeSnapshot: "false" });
     expect(status).toBe(200);
     expect(body.snapshot).toBeNull();
-    expect(body.events.map((e: any) => e.sequence)).toEqual([4, 5, 6, 7, 8]);
+    expect(body.events.map((e) => e.sequence)).toEqual([4, 5, 6, 7, 8]);
     const withSnapshot = await recovery(k, { taskId, afterSequence: "3" });
-    expect(withSnapshot.body.snapshot.cleanup).toMatchObject({ status: "completed", total: 3 });
+    expect(withSnapshot.body.snapshot!.cleanup).toMatchObject({ status: "completed", total: 3 });
   });
 
   it("shows a parked pipeline waiting in its open step, with the pending input", async () => {
     const k = await kernel();
     const { taskId, out } = await start(k, "pipeline-permission");
     const { body } = await recovery(k, { taskId, afterSequence: "0" });
-    expect(body.snapshot).toMatchObject({ status: "input_required", pendingInput: out.at(-1).statusUpdate.metadata.iac_code.input });
-    expect(body.snapshot.steps.map((s: any) => [s.id, s.status])).toEqual([
+    expect(body.snapshot).toMatchObject({ status: "input_required", pendingInput: out.at(-1)!.statusUpdate!.metadata!.iac_code!.input });
+    expect(body.snapshot!.steps.map((s) => [s.id, s.status])).toEqual([
       ["validate", "completed"],
       ["deploy", "waiting_input"],
     ]);
-    expect(body.snapshot.display.permissions).toEqual([
+    expect(body.snapshot!.display.permissions).toEqual([
       expect.objectContaining({ status: "pending", permission: expect.objectContaining({ inputId: `perm-deploy-${taskId}` }) }),
     ]);
   });
@@ -426,13 +427,13 @@ describe("the recovery route", () => {
     const k = await kernel();
     const { status, body } = await recovery(k, query as Record<string, string>);
     expect(status).toBe(400);
-    expect(body.error.code).toBe("INVALID_ARGUMENT");
+    expect(body.error!.code).toBe("INVALID_ARGUMENT");
   });
 
   it("reads an integral float afterSequence and defaults a missing one to 0", async () => {
     const k = await kernel();
     const { taskId } = await start(k, "pipeline-cleanup");
-    expect((await recovery(k, { taskId, afterSequence: "6.0" })).body.events.map((e: any) => e.sequence)).toEqual([7, 8]);
+    expect((await recovery(k, { taskId, afterSequence: "6.0" })).body.events.map((e) => e.sequence)).toEqual([7, 8]);
     expect((await recovery(k, { taskId })).body.events).toHaveLength(8);
   });
 
@@ -440,7 +441,7 @@ describe("the recovery route", () => {
     const k = await kernel({ requireToken: "s3cret" });
     const auth = { authorization: "Bearer s3cret" };
     const out = results(await stream(k.url, "SendStreamingMessage", userMessage("pipeline-cleanup"), auth));
-    const taskId = out[0].task.id;
+    const taskId = out[0]!.task!.id;
     const query = { taskId, afterSequence: "0" };
     expect((await recovery(k, query)).status).toBe(401);
     expect((await recovery(k, query, { authorization: "Bearer wrong" })).status).toBe(401);
@@ -466,14 +467,14 @@ describe("a drop line", () => {
     } catch {
       broken = true;
     }
-    return { out: records.map((r) => r.data.result), broken };
+    return { out: records.map((r) => r.data.result!), broken };
   }
 
   async function playUntilDrop(k: ReplayKernel) {
     const { out, broken } = await readUntilCut(
       await call(k.url, "SendStreamingMessage", userMessage("pipeline-drop", { contextId: CONTEXT })),
     );
-    const taskId: string = out[0].task.id;
+    const taskId: string = out[0]!.task!.id;
     expect(broken).toBe(true);
     expect(out.map(stateOf).every((s) => s === "TASK_STATE_SUBMITTED" || s === "TASK_STATE_WORKING")).toBe(true);
     // Every frame before the drop line reached the client, and none after.
@@ -486,11 +487,11 @@ describe("a drop line", () => {
     const k = await kernel();
     const { taskId, seen } = await playUntilDrop(k);
     await waitForState(k, taskId, "TASK_STATE_COMPLETED");
-    const { body } = await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) });
+    const { body } = await recovery(k, { taskId, afterSequence: String(seen.at(-1)!.sequence) });
     expect(typesOf(body.events)).toEqual(["text_delta", "stack_progress", "text_delta", "step_completed", "pipeline_completed"]);
     expectOrdered([...seen, ...body.events]);
     for (const envelope of body.events) expectEnvelope(envelope, taskId);
-    expect(body.snapshot).toMatchObject({ status: "completed", lastSequence: body.events.at(-1).sequence });
+    expect(body.snapshot).toMatchObject({ status: "completed", lastSequence: body.events.at(-1)!.sequence });
   });
 
   it("leaves the task to SubscribeToTask: a subscriber in time sees the rest, a late one is refused and recovers", async () => {
@@ -498,7 +499,7 @@ describe("a drop line", () => {
     const k = await kernel({ timeScale: 1 });
     const { taskId, seen } = await playUntilDrop(k);
     const subscription = await call(k.url, "SubscribeToTask", { id: taskId });
-    const atAttach = await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) });
+    const atAttach = await recovery(k, { taskId, afterSequence: String(seen.at(-1)!.sequence) });
     if (subscription.headers.get("content-type")?.startsWith("text/event-stream")) {
       const out = results(
         await (async () => {
@@ -507,17 +508,17 @@ describe("a drop line", () => {
           return records;
         })(),
       );
-      expect(out[0].task).toMatchObject({ id: taskId });
+      expect(out[0]!.task).toMatchObject({ id: taskId });
       expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
-      const missed = (await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) })).body.events;
+      const missed = (await recovery(k, { taskId, afterSequence: String(seen.at(-1)!.sequence) })).body.events;
       // What the subscriber got, after what recovery had when it attached, is everything after the cut.
       const recovered = atAttach.body.events;
-      expect([...recovered, ...allEnvelopes(out).filter((e) => !recovered.some((r: any) => r.eventId === e.eventId))]).toEqual(missed);
+      expect([...recovered, ...allEnvelopes(out).filter((e) => !recovered.some((r) => r.eventId === e.eventId))]).toEqual(missed);
     } else {
-      expect(((await subscription.json()) as any).error.code).toBe(-32004);
+      expect(((await subscription.json()) as JsonRpcReply<never>).error!.code).toBe(-32004);
     }
     await waitForState(k, taskId, "TASK_STATE_COMPLETED");
-    const { body } = await recovery(k, { taskId, afterSequence: String(seen.at(-1).sequence) });
+    const { body } = await recovery(k, { taskId, afterSequence: String(seen.at(-1)!.sequence) });
     expect(typesOf(body.events)).toEqual(["text_delta", "stack_progress", "text_delta", "step_completed", "pipeline_completed"]);
   });
 
@@ -537,7 +538,7 @@ describe("a drop line", () => {
     const { out, broken } = await readUntilCut(await call(k.url, "SendStreamingMessage", userMessage("go")));
     expect(broken).toBe(true);
     expect(out.map((r) => Object.keys(r)[0])).toEqual(["task"]);
-    const done = await waitForState(k, out[0].task.id, "TASK_STATE_COMPLETED");
+    const done = await waitForState(k, out[0]!.task!.id, "TASK_STATE_COMPLETED");
     expect(done.status.state).toBe("TASK_STATE_COMPLETED");
   });
 
@@ -567,7 +568,7 @@ describe("the pipeline-sideband fixture", () => {
     expectOrdered(allEnvelopes(out));
     const waiting = out.find((r) => r.statusUpdate?.metadata?.iac_code?.pendingPermissions);
     expect(stateOf(waiting)).toBe("TASK_STATE_WORKING");
-    expect(waiting.statusUpdate.metadata.iac_code.pendingPermissions).toEqual([
+    expect(waiting!.statusUpdate!.metadata!.iac_code!.pendingPermissions).toEqual([
       expect.objectContaining({
         kind: "permission",
         requestTaskId: taskId,
@@ -585,11 +586,11 @@ describe("the pipeline-sideband fixture", () => {
       permission: { inputId: INPUT(taskId) },
     });
     // Candidate A goes on meanwhile; the turn ends with the task still working.
-    expect(out.indexOf(waiting)).toBeLessThan(out.length - 1);
+    expect(out.indexOf(waiting!)).toBeLessThan(out.length - 1);
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_WORKING");
     const task = await getTask(k, taskId);
     expect(task.status.state).toBe("TASK_STATE_WORKING");
-    expect(task.metadata.iac_code.pendingPermissions.map((p: any) => p.inputId)).toEqual([INPUT(taskId)]);
+    expect(task.metadata!.iac_code!.pendingPermissions!.map((p) => p.inputId)).toEqual([INPUT(taskId)]);
   });
 
   it.each([
@@ -601,19 +602,19 @@ describe("the pipeline-sideband fixture", () => {
     const turn0 = expectOrdered(allEnvelopes(out));
     const reply = await rpc(k.url, "SendMessage", permissionAnswer(taskId, INPUT(taskId), TOOL, decision));
     expect(reply.error).toBeUndefined();
-    expect(reply.result.task).toMatchObject({ id: taskId });
-    expect(reply.result.task.metadata?.iac_code?.pendingPermissions).toBeUndefined();
+    expect(reply.result!.task).toMatchObject({ id: taskId });
+    expect(reply.result!.task!.metadata?.iac_code?.pendingPermissions).toBeUndefined();
 
     const done = await waitForState(k, taskId, "TASK_STATE_COMPLETED");
     expect(done.metadata?.iac_code?.pendingPermissions).toBeUndefined();
-    const { body } = await recovery(k, { taskId, afterSequence: String(turn0.at(-1).sequence) });
+    const { body } = await recovery(k, { taskId, afterSequence: String(turn0.at(-1)!.sequence) });
     for (const envelope of body.events) expectEnvelope(envelope, taskId);
     const resumed = expectOrdered([...turn0, ...body.events]).slice(turn0.length);
     expect(resumed[0]).toMatchObject({ eventType: "input_received", candidate: { id: "subp-generate-1" }, data: { decision } });
     expect(typesOf(resumed)).toContain(candidateEnd);
-    expect(resumed.find((e) => e.eventType === "candidate_selected").data.candidateId).toBe(selected);
+    expect(resumed.find((e) => e.eventType === "candidate_selected")!.data.candidateId).toBe(selected);
     expect(typesOf(resumed).slice(-2)).toEqual(["step_completed", "pipeline_completed"]);
-    expect(body.snapshot).toMatchObject({ status: "completed", lastSequence: resumed.at(-1).sequence });
+    expect(body.snapshot).toMatchObject({ status: "completed", lastSequence: resumed.at(-1)!.sequence });
   });
 
   it("plays the answer right after the lines of a replay still running, on the same stream", async () => {
@@ -662,11 +663,11 @@ describe("the pipeline-sideband fixture", () => {
     const taskId: string = (await records.next()).value!.data.result.task.id;
     expect((await records.next()).value!.data.result.statusUpdate.metadata.iac_code.pendingPermissions).toHaveLength(1);
     const reply = await rpc(k.url, "SendMessage", permissionAnswer(taskId, `perm-sub-${taskId}`, "toolu_sub_1", "deny"));
-    expect(reply.result.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } });
+    expect(reply.result!.task).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } });
     expect(turns).toEqual([0]);
 
-    const rest: any[] = [];
-    for await (const record of records) rest.push(record.data.result);
+    const rest: WireStreamResponse[] = [];
+    for await (const record of records) rest.push(record.data.result!);
     const texts = rest.map((r) => r.statusUpdate?.status?.message?.parts?.[0]?.text);
     expect(texts).toEqual(["candidate A goes on", "turn 1: deny", undefined]);
     expect(stateOf(rest.at(-1))).toBe("TASK_STATE_COMPLETED");

@@ -2,12 +2,13 @@ import { describe, expect, it, jest } from "@jest/globals";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { StreamResponse } from "@a2a-js/sdk";
+import { StreamResponse, type AgentCard } from "@a2a-js/sdk";
 import { loadFixture, type FixtureLine } from "../../../lib/kernel/fixtures.js";
 import { fillPlaceholders } from "../../../lib/kernel/live-event.js";
-import { startReplayKernel } from "../../../lib/kernel/replay-kernel.js";
+import { startReplayKernel, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
 import { call, kernelsClosedAfterEach, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
+import type { JsonRpcReply, WireStreamResponse, WireTask } from "./a2a-wire.js";
 
 const kernel = kernelsClosedAfterEach();
 
@@ -17,7 +18,8 @@ const status = (state: string, extra: Record<string, unknown> = {}): FixtureLine
 });
 const textDelta = (text: string): FixtureLine =>
   status("TASK_STATE_WORKING", { message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }] } });
-const textOf = (result: any): string => (result.statusUpdate?.status?.message?.parts ?? []).map((p: any) => p.text ?? "").join("");
+const textOf = (result: WireStreamResponse | undefined): string =>
+  (result?.statusUpdate?.status?.message?.parts ?? []).map((p) => p.text ?? "").join("");
 
 /** The SDK logs each JSON-RPC error it sends; keep the spec output readable. */
 function quietSdkErrors() {
@@ -28,15 +30,15 @@ describe("startReplayKernel", () => {
   it("serves its agent card and a JSON-RPC URL ending with '/'", async () => {
     const k = await kernel();
     expect(k.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const card: any = await (await fetch(new URL(".well-known/agent-card.json", k.url))).json();
+    const card = (await (await fetch(new URL(".well-known/agent-card.json", k.url))).json()) as AgentCard;
     expect(card.supportedInterfaces[0]).toMatchObject({ url: k.url, protocolBinding: "JSONRPC", protocolVersion: "1.0" });
-    expect(card.capabilities.streaming).toBe(true);
+    expect(card.capabilities!.streaming).toBe(true);
   });
 
   it("replays a fixture frame by frame, with the live task and context ids filled in", async () => {
     const k = await kernel();
     const out = results(await stream(k.url, "SendStreamingMessage", userMessage("chat", { contextId: "agui-ctx-1" })));
-    const taskId: string = out[0].task.id;
+    const taskId: string = out[0]!.task!.id;
     const ids = { taskId, contextId: "agui-ctx-1" };
     const expected = (await loadFixture(FIXTURES_DIR, "chat"))[0]!.lines.map(({ frame }) => {
       const [key, payload] = Object.entries(fillPlaceholders(frame, ids) as object)[0]!;
@@ -46,10 +48,13 @@ describe("startReplayKernel", () => {
 
     expect(out).toHaveLength(expected.length);
     // The SDK sends a task frame from its store, with the user message added to the history.
-    expect(out[0].task).toMatchObject({ ...(expected[0] as any).task, history: [expect.objectContaining({ role: "ROLE_USER" })] });
+    expect(out[0]!.task).toMatchObject({
+      ...(expected[0] as WireStreamResponse).task,
+      history: [expect.objectContaining({ role: "ROLE_USER" })],
+    });
     expect(out.slice(1)).toEqual(expected.slice(1));
-    expect(out[1].statusUpdate.metadata.iac_code.iacCodeSessionId).toBe("sess-agui-ctx-1");
-    expect(out[2].statusUpdate.status.message.messageId).toBe(`${taskId}-message`);
+    expect(out[1]!.statusUpdate!.metadata!.iac_code!.iacCodeSessionId).toBe("sess-agui-ctx-1");
+    expect(out[2]!.statusUpdate!.status.message!.messageId).toBe(`${taskId}-message`);
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
   });
 
@@ -71,7 +76,7 @@ describe("startReplayKernel", () => {
   });
 
   it("lets a script choose the lines of a turn, with the task's turn index", async () => {
-    const turns: any[] = [];
+    const turns: ReplayTurn[] = [];
     const k = await kernel({
       script: (turn) => {
         turns.push(turn);
@@ -82,19 +87,19 @@ describe("startReplayKernel", () => {
       },
     });
     const first = results(await stream(k.url, "SendStreamingMessage", userMessage("deploy it", { contextId: "ctx-a" })));
-    const taskId = first[0].task.id;
+    const taskId = first[0]!.task!.id;
     expect(first.map(stateOf)).toEqual(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]);
 
     const second = results(await stream(k.url, "SendStreamingMessage", userMessage("yes", { taskId, contextId: "ctx-a" })));
     // A follow-up turn starts from the stored task, still parked, as a real kernel's does.
     expect(second.map(stateOf)).toEqual(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]);
-    expect(second[1].statusUpdate.taskId).toBe(taskId);
+    expect(second[1]!.statusUpdate!.taskId).toBe(taskId);
 
     expect(turns.map((t) => [t.text, t.taskId, t.contextId, t.turnIndex])).toEqual([
       ["deploy it", taskId, "ctx-a", 0],
       ["yes", taskId, "ctx-a", 1],
     ]);
-    expect(turns[0].message).toMatchObject({ role: "ROLE_USER", parts: [{ text: "deploy it" }] });
+    expect(turns[0]!.message).toMatchObject({ role: "ROLE_USER", parts: [{ text: "deploy it" }] });
 
     const fallback = results(await stream(k.url, "SendStreamingMessage", userMessage("use the fixture")));
     expect(stateOf(fallback.at(-1))).toBe("TASK_STATE_COMPLETED");
@@ -133,23 +138,23 @@ describe("startReplayKernel", () => {
         timeScale: 1,
         script: () => [textDelta("working on it"), { ...status("TASK_STATE_COMPLETED"), delayMs: 60_000 }],
       });
-      const seen: any[] = [];
-      let canceled: any;
+      const seen: WireStreamResponse[] = [];
+      let canceled: JsonRpcReply<WireTask> | undefined;
       for await (const record of sseRecords(await call(k.url, "SendStreamingMessage", userMessage("go")))) {
-        seen.push(record.data.result);
+        seen.push(record.data.result!);
         if (textOf(record.data.result) === "working on it") {
-          canceled = await rpc(k.url, "CancelTask", { id: seen[0].task.id });
+          canceled = await rpc(k.url, "CancelTask", { id: seen[0]!.task!.id });
         }
       }
-      expect(canceled.result.status.state).toBe("TASK_STATE_CANCELED");
+      expect(canceled!.result!.status.state).toBe("TASK_STATE_CANCELED");
       expect(seen.map(stateOf)).toEqual(["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_CANCELED"]);
-      expect((await rpc(k.url, "GetTask", { id: seen[0].task.id })).result.status.state).toBe("TASK_STATE_CANCELED");
+      expect((await rpc(k.url, "GetTask", { id: seen[0]!.task!.id })).result!.status.state).toBe("TASK_STATE_CANCELED");
     });
 
     it("cancels a task parked in input-required without hanging", async () => {
       const k = await kernel({ script: () => [status("TASK_STATE_INPUT_REQUIRED")] });
       const out = results(await stream(k.url, "SendStreamingMessage", userMessage("go")));
-      const id = out[0].task.id;
+      const id = out[0]!.task!.id;
       expect(stateOf(out.at(-1))).toBe("TASK_STATE_INPUT_REQUIRED");
 
       // A subscriber of the parked task sees the cancel too.
@@ -162,14 +167,14 @@ describe("startReplayKernel", () => {
           .at(-1),
       ).toBe("TASK_STATE_CANCELED");
       // Cancelling again is idempotent in the SDK.
-      expect((await rpc(k.url, "CancelTask", { id })).result.status.state).toBe("TASK_STATE_CANCELED");
+      expect((await rpc(k.url, "CancelTask", { id })).result!.status.state).toBe("TASK_STATE_CANCELED");
     });
 
     it("refuses a task that already completed, as the SDK does", async () => {
       const k = await kernel();
-      const id = results(await stream(k.url, "SendStreamingMessage", userMessage("whole-text")))[0].task.id;
+      const id = results(await stream(k.url, "SendStreamingMessage", userMessage("whole-text")))[0]!.task!.id;
       const refused = await rpc(k.url, "CancelTask", { id });
-      expect(refused.error.code).toBe(-32002);
+      expect(refused.error!.code).toBe(-32002);
     });
   });
 
@@ -216,7 +221,7 @@ describe("startReplayKernel", () => {
       quiet.mockRestore();
       expect(streaming.status).toBe(200);
       expect(streaming.headers.get("content-type")).toMatch(/^application\/json/);
-      expect(((await streaming.json()) as any).error).toEqual({ code: -32000, message: "not yet", data });
+      expect(((await streaming.json()) as JsonRpcReply<never>).error).toEqual({ code: -32000, message: "not yet", data });
       expect(blocking.error).toEqual({ code: -32000, message: "not yet", data });
     });
   });
