@@ -10,12 +10,13 @@
  *   a b c  (b → promise of B, resolving later)  →  a ---B c
  */
 import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 
 type Queued<T> = { item: T } | { end: "complete" } | { end: "error"; error: unknown };
 
 export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOperatorFunction<T> {
   return (source) =>
-    new Observable<T>((subscriber) => {
+    new Observable<T>((destination) => {
       /** Items and the source's end, in order, behind the pending promise; empty while none is pending. */
       const queue: Queued<T>[] = [];
       let waiting = false;
@@ -26,57 +27,59 @@ export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOper
         try {
           result = work(item);
         } catch (error) {
-          subscriber.error(error);
+          destination.error(error);
           return false;
         }
         if (!(result instanceof Promise)) {
-          subscriber.next(result);
+          destination.next(result);
           return true;
         }
         waiting = true;
         result.then(
           (replacement) => {
             waiting = false;
-            subscriber.next(replacement);
+            destination.next(replacement);
             drain();
           },
-          (error: unknown) => subscriber.error(error),
+          (error: unknown) => destination.error(error),
         );
         return false;
       };
 
+      // The queue outlives the source's subscription; it stops once the subscriber left.
       const drain = () => {
-        while (!waiting && queue.length > 0 && !subscriber.closed) {
+        while (!waiting && queue.length > 0 && !destination.closed) {
           const next = queue.shift()!;
-          if ("end" in next) return end(subscriber, next);
+          if ("end" in next) return end(destination, next);
           if (!pass(next.item)) return;
         }
       };
 
       // Anything behind a pending promise, or behind items still being drained, takes its place in the queue.
       const mustQueue = () => waiting || queue.length > 0;
-      // A synchronous source may go on after the subscriber left; `work` has side effects and must not run then.
-      return source.subscribe({
-        next: (item) => {
-          if (subscriber.closed) return;
-          if (mustQueue()) queue.push({ item });
-          else pass(item);
-        },
-        error: (error: unknown) => {
-          if (subscriber.closed) return;
-          if (mustQueue()) queue.push({ end: "error", error });
-          else subscriber.error(error);
-        },
-        complete: () => {
-          if (subscriber.closed) return;
-          if (mustQueue()) queue.push({ end: "complete" });
-          else subscriber.complete();
-        },
-      });
+      // `operate` stops reading a synchronous source that goes on after the subscriber left: `work` has side
+      // effects and must not run then.
+      source.subscribe(
+        operate({
+          destination,
+          next: (item) => {
+            if (mustQueue()) queue.push({ item });
+            else pass(item);
+          },
+          error: (error: unknown) => {
+            if (mustQueue()) queue.push({ end: "error", error });
+            else destination.error(error);
+          },
+          complete: () => {
+            if (mustQueue()) queue.push({ end: "complete" });
+            else destination.complete();
+          },
+        }),
+      );
     });
 }
 
-function end<T>(subscriber: Subscriber<T>, queued: Exclude<Queued<T>, { item: T }>): void {
-  if (queued.end === "complete") subscriber.complete();
-  else subscriber.error(queued.error);
+function end<T>(destination: Subscriber<T>, queued: Exclude<Queued<T>, { item: T }>): void {
+  if (queued.end === "complete") destination.complete();
+  else destination.error(queued.error);
 }

@@ -17,6 +17,7 @@
  */
 import { Observable, type OperatorFunction } from "rxjs";
 import { AguiError, toAguiError } from "../lib/errors.js";
+import { operate } from "../lib/rx/operate.js";
 import type { KernelInput, KernelSignal, TaskStateName } from "../lib/model/kernel-signal.js";
 
 const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
@@ -40,34 +41,31 @@ const inputIdOf = (input: KernelInput) => (typeof input.projection.inputId === "
 
 export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = {}): OperatorFunction<KernelSignal, KernelSignal> {
   return (source) =>
-    new Observable<KernelSignal>((subscriber) => {
+    new Observable<KernelSignal>((destination) => {
       const end = (signal: KernelSignal) => {
-        subscriber.next(signal);
-        subscriber.complete();
+        destination.next(signal);
+        destination.complete();
       };
-      // A synchronous source goes on after the end, until its subscription is known and can be closed.
-      const ended = () => subscriber.closed;
-      const subscription = source.subscribe({
-        next: (signal) => {
-          if (ended()) return;
-          // A source may decide the end itself (a resume refused before anything was sent).
-          if (signal.kind === "run-end") return end(signal);
-          if (signal.kind === "inputs") {
-            const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
-            if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });
-            return;
-          }
-          subscriber.next(signal);
-          const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
-          if (settled) end(settled);
-        },
-        error: (error: unknown) => {
-          if (!ended()) end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false });
-        },
-        complete: () => {
-          if (!ended()) end({ kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }), kernelSettled: false });
-        },
-      });
-      return subscription;
+      // Once the run ended, `operate` leaves the source and reads nothing more of it, a synchronous one included.
+      source.subscribe(
+        operate({
+          destination,
+          next: (signal) => {
+            // A source may decide the end itself (a resume refused before anything was sent).
+            if (signal.kind === "run-end") return end(signal);
+            if (signal.kind === "inputs") {
+              const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
+              if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });
+              return;
+            }
+            destination.next(signal);
+            const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
+            if (settled) end(settled);
+          },
+          error: (error: unknown) => end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),
+          complete: () =>
+            end({ kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }), kernelSettled: false }),
+        }),
+      );
     });
 }

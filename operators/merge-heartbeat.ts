@@ -16,34 +16,34 @@
  * `bench/README.md`).
  */
 import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 
 export const HEARTBEAT = Symbol("heartbeat");
 export type Heartbeat = typeof HEARTBEAT;
 
 export function mergeHeartbeat<T>(periodMs: number, scheduler: SchedulerLike = asyncScheduler): OperatorFunction<T, T | Heartbeat> {
   return (source) =>
-    new Observable<T | Heartbeat>((subscriber) => {
+    new Observable<T | Heartbeat>((destination) => {
       /** When the stream last said something: an item, a heartbeat, or the subscription itself. */
       let lastActivity = scheduler.now();
       const timer = scheduler.schedule(function wake() {
         const quietFor = scheduler.now() - lastActivity;
         if (quietFor >= periodMs) {
-          subscriber.next(HEARTBEAT);
+          destination.next(HEARTBEAT);
           lastActivity = scheduler.now();
           this.schedule(undefined, periodMs);
         } else {
           this.schedule(undefined, periodMs - quietFor);
         }
       }, periodMs);
-      subscriber.add(timer);
-      subscriber.add(
-        source.subscribe({
+      source.subscribe(
+        operate<T, T | Heartbeat>({
+          destination,
           next: (item) => {
             lastActivity = scheduler.now();
-            subscriber.next(item);
+            destination.next(item);
           },
-          error: (error: unknown) => subscriber.error(error),
-          complete: () => subscriber.complete(),
+          finalize: () => timer.unsubscribe(),
         }),
       );
     });

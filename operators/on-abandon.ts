@@ -5,25 +5,28 @@
  * reports, the caller decides.
  */
 import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 
 export function onAbandon<T>(abandoned: () => void): MonoTypeOperatorFunction<T> {
   return (source) =>
-    new Observable<T>((subscriber) => {
+    new Observable<T>((destination) => {
       let ended = false;
-      const subscription = source.subscribe({
-        next: (item) => subscriber.next(item),
-        error: (error: unknown) => {
-          ended = true;
-          subscriber.error(error);
-        },
-        complete: () => {
-          ended = true;
-          subscriber.complete();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        if (!ended) abandoned();
-      };
+      source.subscribe(
+        operate({
+          destination,
+          error: (error: unknown) => {
+            ended = true;
+            destination.error(error);
+          },
+          complete: () => {
+            ended = true;
+            destination.complete();
+          },
+          // After the source was left, so the caller's reaction (cancel the task) comes after the stream closed.
+          finalize: () => {
+            if (!ended) abandoned();
+          },
+        }),
+      );
     });
 }
