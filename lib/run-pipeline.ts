@@ -29,7 +29,7 @@ import {
 import { AguiError, toAguiError } from "./errors.js";
 import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
-import { announceSession, type SessionIdentity } from "../operators/announce-session.js";
+import { announceSession, type KnownSession, type SessionIdentity } from "../operators/announce-session.js";
 import { awaitInOrder } from "../operators/await-in-order.js";
 import { closeSpans } from "../operators/close-spans.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
@@ -80,8 +80,8 @@ export interface RunSetup {
   runId: string;
   /** What the client sees first: RUN_STARTED, and for an observer its session event. */
   opening: readonly AGUIEvent[];
-  /** The execution's ids for the session event; an observer announces its own in `opening`. */
-  session?: SessionIdentity;
+  /** The execution's ids for the session event, and those the thread knows already; an observer announces its own in `opening`. */
+  session?: SessionIdentity & { known: KnownSession };
   /** Where the execution's pipeline stands (a resumed or re-attached run goes on from there). */
   pipelineSequence: number;
   pipelineOpenSteps: readonly string[];
@@ -146,7 +146,7 @@ export function projectToAgui(
     projectReasoning({ runId }),
     projectTools(),
     projectArtifacts(),
-    setup.session ? announceSession(setup.session) : identity,
+    setup.session ? announceSession(setup.session, setup.session.known) : identity,
     aggregateUsage(),
     awaitInOrder(settle),
     finishRun({ threadId, runId, describe }),

@@ -100,6 +100,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
             executionId: execution.executionId,
             contextId: thread.state.contextId,
             rosInvocationId: execution.rosInvocationId,
+            known: { taskId: execution.taskId, sessionId: thread.state.iacCodeSessionId },
           },
           pipelineSequence: execution.pipelineSequence,
           pipelineOpenSteps: execution.pipelineOpenSteps,

@@ -1,9 +1,12 @@
 /**
- * Emits CUSTOM `iac-code.session.v1` exactly once per run (R-CUS-1): as soon
- * as both the A2A task id and the kernel session id are known, or else just
- * before the run ends, with whatever is known then (`null` for the rest).
- * A client needs its `executionId` to cancel, so it should not wait for
- * the end when the ids are there early.
+ * Emits CUSTOM `iac-code.session.v1` at most once per run (R-CUS-1): as soon
+ * as both the A2A task id and the kernel session id are known (from the
+ * thread, for a run that goes on with a known task, or from the stream), or
+ * else just before the run ends if the task is known by then (`null` for a
+ * session the kernel never named). A client needs its `executionId` to
+ * cancel, so it should not wait for the end when the ids are there early;
+ * and an event with no task names nothing it could act on, so a run that
+ * failed before the kernel said anything sends none.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
@@ -32,11 +35,19 @@ export function sessionEvent(
   };
 }
 
-export function announceSession(identity: SessionIdentity): OperatorFunction<RunItem, RunItem> {
+/** The ids the thread already holds as the run starts (a resume goes on with its paused task). */
+export interface KnownSession {
+  taskId: string | null;
+  sessionId: string | null;
+}
+
+export function announceSession(
+  identity: SessionIdentity,
+  known: KnownSession = { taskId: null, sessionId: null },
+): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
-      let taskId: string | null = null;
-      let sessionId: string | null = null;
+      let { taskId, sessionId } = known;
       let announced = false;
 
       const announce = (): AGUIEvent[] => {
@@ -47,7 +58,7 @@ export function announceSession(identity: SessionIdentity): OperatorFunction<Run
       return source.pipe(
         emitEach((item): RunItem[] => {
           if (announced || !isSignal(item)) return [item];
-          if (item.kind === "run-end") return [...announce(), item];
+          if (item.kind === "run-end") return taskId === null ? [item] : [...announce(), item];
           if (item.kind === "task-bound") taskId ??= item.taskId;
           if (item.kind === "session-bound") sessionId ??= item.sessionId;
           return taskId !== null && sessionId !== null ? [item, ...announce()] : [item];
