@@ -24,7 +24,7 @@ function tokens(usage) {
 
 /**
  * What a pipeline event is about, from the envelope fields it has
- * (docs/a2a-wire-contract.md §3): its step, candidate, stack and status.
+ * (docs/a2a-contract.md §3): its step, candidate, stack and status.
  * @param {Record<string, any>} value
  */
 function pipelineSubject(value) {
