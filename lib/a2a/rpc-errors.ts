@@ -5,6 +5,18 @@
  */
 import { AguiError, type ErrorCode, type MessageParams } from "../errors.js";
 
+/**
+ * How deep a kernel answer may nest, its JSON-RPC envelope included.
+ * JSON.parse takes any depth, but what comes after it recurses (the SSE
+ * encoder's JSON.stringify overflows the stack a few thousand levels down),
+ * so a deeper answer is refused as it is read, before anything projects it.
+ * A real frame nests about 7 levels around its data parts' own nesting, and
+ * 100 is protobuf's default recursion limit (A2A 1.0 is defined in
+ * protobuf, and each JSON level of a data part is two protobuf messages), so
+ * no frame that went through a protobuf stack comes near it.
+ */
+export const MAX_KERNEL_JSON_DEPTH = 100;
+
 /** A JSON-RPC 2.0 error object. `data` is, from `@a2a-js/sdk`, an array of `google.rpc.ErrorInfo`. */
 export interface RpcError {
   code: number;
@@ -88,7 +100,7 @@ export function resultOfHttp(status: number, text: string): JsonRpcResult {
   if (status < 200 || status >= 300) {
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = parseJson(text);
     } catch {
       body = new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
     }
@@ -97,11 +109,29 @@ export function resultOfHttp(status: number, text: string): JsonRpcResult {
   return resultOf(parseJson(text));
 }
 
-/** JSON text → value; text that is not JSON is a protocol error. */
+/** JSON text → value; text that is not JSON, or nests deeper than MAX_KERNEL_JSON_DEPTH, is a protocol error. */
 export function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw protocolError(error);
   }
+  if (nestsDeeperThan(value, MAX_KERNEL_JSON_DEPTH)) {
+    throw protocolError(new Error(`the kernel's JSON nests deeper than ${MAX_KERNEL_JSON_DEPTH} levels`));
+  }
+  return value;
+}
+
+/**
+ * Whether a parsed value has containers more than `levels` deep. Recursive,
+ * but never more than `levels + 1` calls deep; unlike validation's
+ * `jsonDepth` it allocates nothing per node, which matters on every frame.
+ */
+function nestsDeeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (levels === 0) return true;
+  if (Array.isArray(value)) return value.some((item) => nestsDeeperThan(item, levels - 1));
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], levels - 1)) return true;
+  return false;
 }

@@ -19,9 +19,12 @@
  * in `npm run bench`). What a run can hold for its client is thus bounded
  * by the limit, plus 64 KiB, plus one event.
  */
+import { EventType } from "@ag-ui/core";
 import type { Response } from "express";
 import type { Observable, Subscription } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import { AguiError } from "../errors.js";
+import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
 import type { SseItem } from "../run.js";
 
 export const SSE_HEADERS = {
@@ -58,6 +61,14 @@ export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" 
 
 export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`);
 
+/** The sink does not know the request's language; this last-resort message is in the default one. */
+const encodingFailedRecord = () =>
+  encodeSseItem({
+    type: EventType.RUN_ERROR,
+    code: "INTERNAL_ERROR",
+    message: messageFor(new AguiError("INTERNAL_ERROR"), DEFAULT_LANGUAGE),
+  });
+
 export function pipeToSse(
   items$: Observable<SseItem>,
   res: SseResponse,
@@ -85,12 +96,29 @@ export function pipeToSse(
     subscription?.unsubscribe();
     res.destroy();
   };
+  // An item JSON.stringify refuses (a bug upstream: kernel answers are depth-checked as they are read) must not
+  // throw out of the sink, where rxjs would make it an uncaught exception: the run ends with RUN_ERROR after what
+  // was sent, and is unsubscribed as if its client had left, which cancels its task.
+  const failEncoding = (error: unknown) => {
+    onError(error);
+    pending += encodingFailedRecord();
+    flush();
+    dropped = true;
+    subscription?.unsubscribe();
+    res.end();
+  };
   subscription = items$.subscribe({
     next: (item) => {
       if (dropped) return;
       if (res.writableLength > maxBacklogBytes) return dropClient();
+      let record: string;
+      try {
+        record = encodeSseItem(item);
+      } catch (error) {
+        return failEncoding(error);
+      }
       if (pending === "") process.nextTick(flush);
-      pending += encodeSseItem(item);
+      pending += record;
       if (pending.length >= FLUSH_AT_LENGTH) flush();
     },
     error: (error: unknown) => {

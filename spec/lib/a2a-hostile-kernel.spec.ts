@@ -1,0 +1,170 @@
+/**
+ * A hostile or broken kernel, through the real service: whatever it sends,
+ * the run it serves ends with RUN_ERROR and its task is cancelled, while the
+ * process and every other run go on (issue 11, the A2A edge).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
+import type { AGUIEvent } from "@ag-ui/core";
+import fc from "fast-check";
+import { config as rxjsConfig } from "rxjs";
+import { MAX_KERNEL_JSON_DEPTH, parseJson } from "../../lib/a2a/rpc-errors.js";
+import { startService, type RunningService } from "../../lib/server.js";
+import { expectValidRun } from "../support/agui.js";
+import { startHostileKernel, type HostileKernel } from "../support/hostile-kernel.js";
+import { postRun, runInput, testConfig, waitFor } from "../support/service.js";
+
+type Shape = "objects" | "arrays" | "mixed";
+
+/**
+ * JSON text `levels` containers deep (JSON.stringify could not write the
+ * deep ones): `{"d":{"d":…{}}}`, `[[…[]]]`, or both in turn, each level with
+ * a shallow sibling before and after the deep branch, so a check that
+ * looked at one branch only would miss it.
+ */
+function nestedJson(levels: number, shape: Shape = "objects"): string {
+  let open = "";
+  let close = "";
+  for (let level = 1; level < levels; level++) {
+    const isArray = shape === "arrays" || (shape === "mixed" && level % 2 === 0);
+    open += isArray ? '[1,"x",' : '{"a":1,"d":';
+    close = (isArray ? ",{}]" : ',"z":[]}') + close;
+  }
+  return open + "{}" + close;
+}
+
+/** Levels around a data part's value in an artifact update frame: envelope, result, update, artifact, parts, part. */
+const ARTIFACT_FRAME_LEVELS = 6;
+
+/** An artifact update whose one data part nests `levels` deep, as JSON text. */
+const deepArtifact = (taskId: string, contextId: string, levels: number, shape: Shape = "objects") =>
+  `{"artifactUpdate":{"taskId":"${taskId}","contextId":"${contextId}","artifact":{"artifactId":"a1","parts":[{"data":${nestedJson(levels, shape)}}]}}}`;
+
+const shapes = fc.constantFrom<Shape>("objects", "arrays", "mixed");
+
+describe("parseJson, which reads every kernel answer", () => {
+  it(`takes JSON up to ${MAX_KERNEL_JSON_DEPTH} levels deep and refuses anything deeper with A2A_PROTOCOL_ERROR`, () => {
+    const depths = fc.oneof(
+      fc.integer({ min: 1, max: 2 * MAX_KERNEL_JSON_DEPTH }),
+      fc.integer({ min: MAX_KERNEL_JSON_DEPTH - 2, max: MAX_KERNEL_JSON_DEPTH + 2 }),
+      fc.integer({ min: 1, max: 20_000 }),
+    );
+    fc.assert(
+      fc.property(depths, shapes, (levels, shape) => {
+        let refusal: unknown;
+        try {
+          parseJson(nestedJson(levels, shape));
+        } catch (error) {
+          refusal = error;
+        }
+        if (levels <= MAX_KERNEL_JSON_DEPTH) expect(refusal).toBeUndefined();
+        else expect(refusal).toEqual(expect.objectContaining({ code: "A2A_PROTOCOL_ERROR" }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+const errorCodeOf = (events: AGUIEvent[]) => (events.at(-1) as { code?: string } | undefined)?.code;
+
+describe("a hostile kernel, through the service", () => {
+  let kernel: HostileKernel;
+  let service: RunningService;
+  // An error rxjs could hand nowhere: in the service's process it would be an uncaught exception.
+  const unhandled: unknown[] = [];
+
+  beforeAll(async () => {
+    rxjsConfig.onUnhandledError = (error) => unhandled.push(error);
+    kernel = await startHostileKernel();
+    service = await startService(testConfig({ a2aUrl: kernel.url }));
+  });
+  afterAll(async () => {
+    rxjsConfig.onUnhandledError = null;
+    await service.close();
+    await kernel.close();
+  });
+  afterEach(() => expect(unhandled).toEqual([]));
+
+  describe("a frame nested thousands of levels deep", () => {
+    it.each([5_000, 200_000])(
+      "ends its run with A2A_PROTOCOL_ERROR and cancels its task; a run beside it finishes (%i levels)",
+      async (levels) => {
+        const text = `deep ${levels}`;
+        let taskId = "";
+        let release: () => void = () => {};
+        const sideRunStarted = new Promise<void>((resolve) => (release = resolve));
+        kernel.script(text, ({ startSse, res, opening, rawRecord, taskId: id, contextId }) => {
+          taskId = id;
+          startSse();
+          res.write(opening());
+          // Sent once the other run is under way, so the failure happens while it streams.
+          void sideRunStarted.then(() => res.write(rawRecord(deepArtifact(id, contextId, levels))));
+        });
+        let sideTask = "";
+        kernel.script(`beside ${levels}`, ({ startSse, res, opening, record, taskId: id, contextId }) => {
+          sideTask = id;
+          startSse();
+          res.write(opening());
+          release();
+          // The rest once the deep run has ended: the side run was streaming all along.
+          void waitFor(() => kernel.calls("CancelTask").some((call) => call.params.id === taskId)).finally(() => {
+            const message = { messageId: `${id}-m`, role: "ROLE_AGENT", parts: [{ text: "still here" }] };
+            res.end(
+              record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING", message } } }) +
+                record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_COMPLETED" } } }),
+            );
+          });
+        });
+
+        const [deep, beside] = await Promise.all([
+          postRun(service.url, runInput(text)),
+          postRun(service.url, runInput(`beside ${levels}`)),
+        ]);
+
+        await expectValidRun(deep.events);
+        expect(deep.events.at(-1)?.type).toBe("RUN_ERROR");
+        expect(errorCodeOf(deep.events)).toBe("A2A_PROTOCOL_ERROR");
+        await waitFor(() => kernel.calls("CancelTask").some((call) => call.params.id === taskId));
+
+        await expectValidRun(beside.events);
+        expect(beside.events.at(-1)?.type).toBe("RUN_FINISHED");
+        expect(beside.events.some((event) => (event as { delta?: string }).delta === "still here")).toBe(true);
+        expect(kernel.calls("CancelTask").some((call) => call.params.id === sideTask)).toBe(false);
+      },
+    );
+
+    it("ends the run with A2A_PROTOCOL_ERROR exactly when the frame passes the limit, whatever its depth and shape", async () => {
+      let round = 0;
+      const depths = fc.oneof(
+        fc.integer({ min: 1, max: MAX_KERNEL_JSON_DEPTH + 10 }),
+        fc.constant(MAX_KERNEL_JSON_DEPTH - ARTIFACT_FRAME_LEVELS),
+        fc.constant(MAX_KERNEL_JSON_DEPTH - ARTIFACT_FRAME_LEVELS + 1),
+        fc.integer({ min: 1, max: 100_000 }),
+      );
+      await fc.assert(
+        fc.asyncProperty(depths, shapes, async (levels, shape) => {
+          const text = `fuzzed depth ${++round}`;
+          let taskId = "";
+          kernel.script(text, ({ startSse, res, opening, rawRecord, record, taskId: id, contextId }) => {
+            taskId = id;
+            startSse();
+            res.end(
+              opening() +
+                rawRecord(deepArtifact(id, contextId, levels, shape)) +
+                record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_COMPLETED" } } }),
+            );
+          });
+          const { events } = await postRun(service.url, runInput(text));
+          await expectValidRun(events);
+          if (ARTIFACT_FRAME_LEVELS + levels > MAX_KERNEL_JSON_DEPTH) {
+            expect(errorCodeOf(events)).toBe("A2A_PROTOCOL_ERROR");
+            await waitFor(() => kernel.calls("CancelTask").some((call) => call.params.id === taskId));
+          } else {
+            expect(events.at(-1)?.type).toBe("RUN_FINISHED");
+            expect(events.some((event) => event.type === "CUSTOM")).toBe(true);
+          }
+        }),
+        { numRuns: 25 },
+      );
+    });
+  });
+});
