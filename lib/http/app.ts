@@ -75,7 +75,15 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
     const language = requestLanguage(req);
     // A new turn gives up on an execution whose client left and never came back.
     if (input.resume === undefined) grace.expireThread(input.threadId);
-    const admitted = await admitRun(input, { store, now, newExecutionId: randomUUID, cancelTask: (taskId) => a2a.cancelTask(taskId) });
+    const admitted = await admitRun(input, {
+      store,
+      now,
+      newExecutionId: randomUUID,
+      log,
+      cancelTask: (taskId) => a2a.cancelTask(taskId),
+      listTasks: (contextId) => a2a.listTasks(contextId),
+      isHeld: (executionId) => grace.holds(executionId),
+    });
     const thread = new ThreadRun(admitted.state, {
       store,
       lease: admitted.lease,

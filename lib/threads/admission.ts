@@ -2,7 +2,9 @@
  * Admission of a run on its thread, before the stream starts (R-ID, R-EXT-2,
  * R-RES-6). Every refusal here is an HTTP answer with the contract's status;
  * the checks run in the contract's order, and a run that passes holds the
- * thread's lease and has its run id recorded on disk.
+ * thread's lease and has its run id recorded on disk. An execution a
+ * stopped process left behind (neither paused nor ended) has its task
+ * cancelled here, before the request starts anything (see `orphans.ts`).
  */
 import { contextIdFor } from "../a2a/request-mapping.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
@@ -11,6 +13,7 @@ import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
 import type { ValidRunInput } from "../validation.js";
+import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
 export interface AdmittedRun {
@@ -20,11 +23,14 @@ export interface AdmittedRun {
   isResume: boolean;
 }
 
-export interface AdmissionDependencies {
+export interface AdmissionDependencies extends OrphanDependencies {
   store: ThreadStore;
   newExecutionId: () => string;
   now: () => number;
-  /** Best effort, for a task parked on interrupts that expired before this new turn. */
+  /**
+   * Best effort, for a task parked on interrupts that expired before this
+   * new turn, and for a task a stopped process left running (see orphans.ts).
+   */
   cancelTask: (taskId: string) => Promise<unknown>;
 }
 
@@ -81,7 +87,10 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
       if (state.cwd !== ext.cwd || state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT");
       if (isResume) {
         if (ext.rosInvocationId !== state.execution.rosInvocationId) throw new AguiError("EXECUTION_LOST");
+        // A task a stopped process left running is cancelled before anything is answered on the thread.
+        state = await endOrphanedExecution(state, deps);
       } else {
+        state = await endOrphanedExecution(state, deps);
         if (hasPending(state)) {
           if (!pendingExpired(state, deps.now())) throw new AguiError("RESUME_REQUIRED");
           // R-RES-7: expired interrupts are cleared on next access, and their task cancelled.

@@ -69,6 +69,11 @@ export class DisconnectGrace {
     hold.expire();
   }
 
+  /** The execution's client left and may still come back: it is open on purpose, not abandoned. */
+  holds(executionId: string): boolean {
+    return this.#held.has(executionId);
+  }
+
   /** Executions held now. */
   get size(): number {
     return this.#held.size;

@@ -1,0 +1,94 @@
+/**
+ * The service as an operator runs it: the built `dist/lib/main.js` in a
+ * child process, configured by IAC_CODE_AGUI_* variables only, so a test
+ * can signal it (SIGTERM, SIGKILL) and watch it exit. `npm test` builds
+ * first.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
+import type { AGUIEvent } from "@ag-ui/core";
+import { lastValueFrom, Observable, toArray, type Subscribable } from "rxjs";
+import { PROJECT_ROOT } from "../../lib/paths.js";
+
+export const MAIN = path.join(PROJECT_ROOT, "dist", "lib", "main.js");
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** What the process wrote to stderr so far (its log). */
+  stderr(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the command and resolves once it says where it listens; rejects if it exits first. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does)`);
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? "", IAC_CODE_AGUI_HOST: "127.0.0.1", IAC_CODE_AGUI_PORT: "0", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve);
+    void exited.then(({ code, signal }) => reject(new Error(`the service exited (${code ?? signal}) before listening: ${stderr}`)));
+  });
+  const url = /listening on (\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`unexpected first line: ${line}`);
+  return { child, url, stderr: () => stderr, exited };
+}
+
+/**
+ * POSTs a run and reads its SSE text until `until` holds for what arrived,
+ * leaving the rest of the stream to `rest` (the whole text once it ends, or
+ * what arrived before the connection broke).
+ */
+export async function openRun(
+  url: string,
+  body: unknown,
+  until: (raw: string) => boolean,
+): Promise<{ raw: string; rest: Promise<string>; abort: () => void }> {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    signal: controller.signal,
+  });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let raw = "";
+  while (!until(raw)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    raw += decoder.decode(value, { stream: true });
+  }
+  const seen = raw;
+  const rest = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return raw;
+        raw += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      return raw;
+    }
+  })();
+  return { raw: seen, rest, abort: () => controller.abort() };
+}
+
+/** An SSE text as a client reads it: through @ag-ui/client's own parser. */
+export async function parseSse(raw: string): Promise<AGUIEvent[]> {
+  const replay = () => Promise.resolve(new Response(raw, { status: 200, headers: { "content-type": "text/event-stream" } }));
+  // @ag-ui/client bundles its own rxjs: adopt its Observable through the interop contract.
+  const parsed = transformHttpEventStream(runHttpRequest(replay)) as unknown as Subscribable<AGUIEvent>;
+  return lastValueFrom(new Observable<AGUIEvent>((subscriber) => parsed.subscribe(subscriber)).pipe(toArray()));
+}
