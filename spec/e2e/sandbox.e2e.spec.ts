@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { PROJECT_ROOT } from "../../lib/paths.js";
 import { startService, type RunningService } from "../../lib/server.js";
+import type { ValidRunInput } from "../../lib/validation.js";
 import { testConfig } from "../support/service.js";
 import { readPng } from "./png.js";
 
@@ -47,7 +48,8 @@ describeInBrowser("the sandbox page in Chromium", () => {
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
-  const posts: Array<Record<string, any>> = [];
+  // The run inputs the page POSTs; the service refuses any that is not a ValidRunInput.
+  const posts: ValidRunInput[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
@@ -58,7 +60,8 @@ describeInBrowser("the sandbox page in Chromium", () => {
     page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
     page.on("pageerror", (error) => problems.push(error.message));
     page.on("request", (request) => {
-      if (request.method() === "POST" && new URL(request.url()).pathname === "/") posts.push(JSON.parse(request.postData() ?? "null"));
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/")
+        posts.push(JSON.parse(request.postData() ?? "null") as ValidRunInput);
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.goto(`${service.url}/sandbox`);
