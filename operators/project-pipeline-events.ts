@@ -35,7 +35,7 @@ import {
 } from "../lib/model/kernel-signal.js";
 import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
-import { isObject, type JsonObject } from "./unwrap-stream-response.js";
+import { isJsonObject as isObject, type JsonObject } from "../lib/model/json.js";
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";
 

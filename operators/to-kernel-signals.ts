@@ -16,7 +16,8 @@ import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
-import { isObject, type A2AUpdate, type JsonObject } from "./unwrap-stream-response.js";
+import type { A2AUpdate } from "./unwrap-stream-response.js";
+import { isJsonObject as isObject, type JsonObject } from "../lib/model/json.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",

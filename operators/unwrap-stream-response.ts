@@ -9,9 +9,9 @@
  *   {statusUpdate:{…}} ─▶ {kind:"statusUpdate", body:{…}}
  */
 import { map, type OperatorFunction } from "rxjs";
+import { isJsonObject as isObject, type JsonObject } from "../lib/model/json.js";
 
 export type A2AUpdateKind = "task" | "statusUpdate" | "artifactUpdate" | "message";
-export type JsonObject = Record<string, unknown>;
 
 export interface A2AUpdate {
   kind: A2AUpdateKind;
@@ -19,8 +19,6 @@ export interface A2AUpdate {
 }
 
 const WRAPPER_KEYS: readonly A2AUpdateKind[] = ["task", "statusUpdate", "artifactUpdate", "message"];
-
-export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function toA2AUpdate(result: JsonObject): A2AUpdate {
   for (const kind of WRAPPER_KEYS) {

@@ -4,6 +4,7 @@
  * mid-stream) reads kernel answers through here, so they fail alike.
  */
 import { AguiError, type ErrorCode, type MessageParams } from "../errors.js";
+import { isJsonObject } from "../model/json.js";
 
 /**
  * How deep a kernel answer may nest, its JSON-RPC envelope included.
@@ -27,10 +28,8 @@ export interface RpcError {
 /** The `result` of one JSON-RPC response or stream frame, as wire JSON. */
 export type JsonRpcResult = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 function isRpcError(value: unknown): value is RpcError {
-  return isObject(value) && typeof value.code === "number" && typeof value.message === "string";
+  return isJsonObject(value) && typeof value.code === "number" && typeof value.message === "string";
 }
 
 /**
@@ -51,7 +50,7 @@ function isBackupNotReady(data: unknown): boolean {
   const entries = Array.isArray(data) ? data : [data];
   return entries.some(
     (entry) =>
-      isObject(entry) &&
+      isJsonObject(entry) &&
       ((entry.code === "SESSION_BACKUP_NOT_READY" && entry.retryable === true) || entry.reason === "SESSION_BACKUP_NOT_READY"),
   );
 }
@@ -70,7 +69,7 @@ export function executionFailed(rpc: RpcError): AguiError {
 export function unavailable(cause: unknown, httpStatus?: number): AguiError {
   const params: MessageParams = httpStatus === undefined ? {} : { httpStatus };
   // A 500 from the SDK still carries a JSON-RPC error; keep it so rpcErrorOf sees it.
-  if (isObject(cause) && isRpcError(cause.error)) {
+  if (isJsonObject(cause) && isRpcError(cause.error)) {
     return new AguiError("A2A_UNAVAILABLE", { ...params, ...rpcParams(cause.error) }, { cause: cause.error });
   }
   return new AguiError("A2A_UNAVAILABLE", params, { cause });
@@ -82,16 +81,16 @@ export function protocolError(cause: unknown): AguiError {
 
 /** `result` of a parsed JSON-RPC response; throws the AguiError it stands for otherwise. */
 export function resultOf(response: unknown): JsonRpcResult {
-  if (isObject(response)) {
+  if (isJsonObject(response)) {
     if (isRpcError(response.error)) throw executionFailed(response.error);
-    if (isObject(response.result)) return response.result;
+    if (isJsonObject(response.result)) return response.result;
   }
   throw protocolError(new Error("JSON-RPC response with neither an object `result` nor an `error`"));
 }
 
 /** An `event: error` record: a JSON-RPC error response, or (as the SDK's docs show it) a bare error object. */
 export function streamErrorOf(record: unknown): AguiError {
-  const rpc = isObject(record) && "error" in record ? record.error : record;
+  const rpc = isJsonObject(record) && "error" in record ? record.error : record;
   return isRpcError(rpc) ? executionFailed(rpc) : protocolError(new Error("`event: error` record without a JSON-RPC error"));
 }
 

@@ -9,7 +9,8 @@ import type { InputProjection, PendingInput } from "../state/thread-state.js";
 import { deploymentOptions, parameterOverrides } from "./deployment-options.js";
 import { kindOf } from "./kinds.js";
 import { pythonJsonDumps, pythonStr, pythonTruthy } from "./python-json.js";
-import type { JsonObject, ValidAnswer } from "./validate-answer.js";
+import type { ValidAnswer } from "./validate-answer.js";
+import { isJsonObject, type JsonObject } from "../model/json.js";
 
 /**
  * Marks a text message as a structured cloud resource selection answer. The
@@ -57,8 +58,6 @@ export type AnswerDelivery =
   /** CancelTask; the run then ends with `CANCELLED`. */
   | { call: "cancel" };
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 const nonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== "";
 
 /** The kernel correlates by toolUseId; a projection without one is sent `""` rather than a made-up id. */
@@ -81,8 +80,8 @@ function selectionText(value: InputProjection, payload: JsonObject): string {
   const selectedId = [payload.selectedId, payload.selected_id].find(nonEmptyString);
   if (selectedId === undefined) throw noAnswer();
   const options: unknown[] = Array.isArray(value.options) ? value.options : [];
-  const chosen = options.find((option) => isRecord(option) && option.id != null && pythonStr(option.id) === selectedId);
-  if (!isRecord(chosen)) return selectedId;
+  const chosen = options.find((option) => isJsonObject(option) && option.id != null && pythonStr(option.id) === selectedId);
+  if (!isJsonObject(chosen)) return selectedId;
   return pythonStr([chosen.label, chosen.name].find(pythonTruthy) ?? chosen.id);
 }
 
@@ -116,14 +115,14 @@ function resourceSelection(value: InputProjection, answer: ValidAnswer, ctx: Ans
     if (typeof payload.optionsEmpty === "boolean") response.optionsEmpty = payload.optionsEmpty;
     return response;
   }
-  const selector = isRecord(value.selector) ? value.selector : {};
+  const selector = isJsonObject(value.selector) ? value.selector : {};
   const chosen = [payload.value, payload.freeText].find(nonEmptyString);
   if (chosen === undefined) throw noAnswer();
   if (nonEmptyString(selector.id)) response.selectorId = selector.id;
   response.value = chosen;
   response.label = nonEmptyString(payload.label) ? payload.label : chosen;
   // The kernel compares it with the source its selector asked about.
-  if (isRecord(selector.source)) response.source = structuredClone(selector.source);
+  if (isJsonObject(selector.source)) response.source = structuredClone(selector.source);
   return response;
 }
 

@@ -21,4 +21,4 @@ export { selectionMessage, standardOptions, type StandardOption } from "./option
 export { pythonJsonDumps, pythonStr, pythonTruthy, type PythonJsonOptions } from "./python-json.js";
 export { INTERRUPT_SCHEMAS_DIR, responseSchemaFor, type JsonSchema } from "./response-schemas.js";
 export { INTERRUPT_METADATA_SCHEMA_VERSION, toInterrupt } from "./to-interrupt.js";
-export { validateAnswer, type JsonObject, type ResumeAnswer, type ValidAnswer } from "./validate-answer.js";
+export { validateAnswer, type ResumeAnswer, type ValidAnswer } from "./validate-answer.js";

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { KEPT_INPUT_FIELDS, type InputProjection } from "../state/thread-state.js";
 import { pythonJsonDumps } from "./python-json.js";
 import type { KernelInput } from "../model/kernel-signal.js";
+import { isJsonObject } from "../model/json.js";
 
 export type RawProjection = Record<string, unknown>;
 
@@ -14,8 +15,6 @@ export interface FoundInput {
   value: InputProjection;
   sideband: boolean;
 }
-
-const isRecord = (value: unknown): value is RawProjection => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const randomHex = () => randomUUID().replaceAll("-", "");
 
@@ -43,7 +42,7 @@ function kernelInputId(raw: RawProjection): string | undefined {
 
 /** Only `required: true` (not merely truthy) asks for an answer. */
 export function isRequiredInput(raw: unknown): raw is RawProjection {
-  return isRecord(raw) && raw.required === true;
+  return isJsonObject(raw) && raw.required === true;
 }
 
 /** Sub-pipeline and candidate waits run beside the main task and are answered with SendMessage (contract §5). */
@@ -59,7 +58,7 @@ function isSidebandInput(raw: RawProjection): boolean {
  * copy is kept and it is sideband if either says so.
  */
 export function inputsOf(iacCodeMetadata: unknown, newId: () => string = randomHex): FoundInput[] {
-  if (!isRecord(iacCodeMetadata)) return [];
+  if (!isJsonObject(iacCodeMetadata)) return [];
   const permissions = Array.isArray(iacCodeMetadata.pendingPermissions) ? iacCodeMetadata.pendingPermissions : [];
   const candidates = [
     { raw: iacCodeMetadata.input, fromPermissions: false },

@@ -3,13 +3,12 @@
  * the selection message and the `selectedId` branches of the response schema).
  */
 import { pythonStr, pythonTruthy } from "./python-json.js";
+import { isJsonObject } from "../model/json.js";
 
 export interface StandardOption {
   id: string;
   title: string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Ids come from `id`, then `candidate_index` (pipeline candidates have no
@@ -24,7 +23,7 @@ export function standardOptions(rawOptions: unknown): StandardOption[] {
   return list.map((option, index) => {
     let id: string;
     let title: string;
-    if (isRecord(option)) {
+    if (isJsonObject(option)) {
       id = pythonStr(option.id ?? option.candidate_index ?? index);
       title = pythonStr([option.label, option.name, option.title].find(pythonTruthy) ?? id);
     } else {

@@ -6,6 +6,7 @@
 import type { ResumeEntry } from "@ag-ui/core";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { AguiError } from "../errors.js";
+import type { JsonObject } from "../model/json.js";
 import type { PendingInput } from "../state/thread-state.js";
 import { parameterOverrides } from "./deployment-options.js";
 import { kindOf } from "./kinds.js";
@@ -13,7 +14,6 @@ import { pythonJsonDumps } from "./python-json.js";
 import { permissionResponseSchema, resourceCancellationSchema, responseSchemaFor, type JsonSchema } from "./response-schemas.js";
 
 export type ResumeAnswer = Pick<ResumeEntry, "interruptId" | "status" | "payload">;
-export type JsonObject = Record<string, unknown>;
 
 /**
  * `resolved`: the payload matched the responseSchema. `cancelled`: a

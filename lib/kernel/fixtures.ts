@@ -6,6 +6,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { isJsonObject } from "../model/json.js";
 
 export interface FixtureError {
   code: number;
@@ -40,18 +41,16 @@ export class FixtureFormatError extends Error {
   override name = "FixtureFormatError";
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** The single key of a wire frame, or undefined if it is not a StreamResponse. */
 export function frameKey(frame: unknown): StreamResponseKey | undefined {
-  if (!isObject(frame)) return undefined;
+  if (!isJsonObject(frame)) return undefined;
   const keys = Object.keys(frame);
   const key = keys[0];
   return keys.length === 1 && (STREAM_RESPONSE_KEYS as readonly string[]).includes(key!) ? (key as StreamResponseKey) : undefined;
 }
 
 function parseError(value: unknown, where: string): FixtureError {
-  if (!isObject(value) || !Number.isInteger(value.code) || typeof value.message !== "string") {
+  if (!isJsonObject(value) || !Number.isInteger(value.code) || typeof value.message !== "string") {
     throw new FixtureFormatError(`${where}: "error" must be {"code": <integer>, "message": <string>, "data"?: any}`);
   }
   const error: FixtureError = { code: value.code as number, message: value.message };
@@ -100,7 +99,7 @@ function parseLine(raw: string, where: string): ParsedLine {
   } catch (cause) {
     throw new FixtureFormatError(`${where}: not JSON (${(cause as Error).message})`);
   }
-  if (!isObject(value)) throw new FixtureFormatError(`${where}: a line must be a JSON object`);
+  if (!isJsonObject(value)) throw new FixtureFormatError(`${where}: a line must be a JSON object`);
   if ("turn" in value) return { marker: parseMarker(value, where) };
   const unknownKeys = Object.keys(value).filter((k) => !["delayMs", "frame", "error", "drop"].includes(k));
   if (unknownKeys.length > 0) throw new FixtureFormatError(`${where}: unknown key(s) ${unknownKeys.join(", ")}`);

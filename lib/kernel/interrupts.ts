@@ -12,6 +12,7 @@
  */
 import { Role, TaskState, type ListTasksRequest, type Message, type Part, type Task } from "@a2a-js/sdk";
 import type { ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { isJsonObject } from "../model/json.js";
 
 export type Projection = Record<string, unknown>;
 
@@ -41,8 +42,7 @@ const TERMINAL_STATES: readonly TaskState[] = [
 ];
 export const isTerminal = (state: TaskState | undefined) => state !== undefined && TERMINAL_STATES.includes(state);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const isRequired = (value: unknown): value is Projection => isObject(value) && value.required === true;
+const isRequired = (value: unknown): value is Projection => isJsonObject(value) && value.required === true;
 const isPermission = (projection: Projection | undefined) => projection?.kind === "permission";
 
 /** What each task waits for, as its statuses announced it. */
@@ -52,8 +52,8 @@ export class PendingInputs {
   /** Notes a status update the kernel is about to publish. */
   noteStatus(taskId: string, state: TaskState | undefined, metadata: unknown): void {
     if (isTerminal(state)) return this.clear(taskId);
-    const iacCode = isObject(metadata) ? metadata.iac_code : undefined;
-    if (!isObject(iacCode)) return;
+    const iacCode = isJsonObject(metadata) ? metadata.iac_code : undefined;
+    if (!isJsonObject(iacCode)) return;
     const waiting = this.waiting(taskId);
     if (isRequired(iacCode.input)) waiting.input = structuredClone(iacCode.input);
     if (Array.isArray(iacCode.pendingPermissions)) waiting.permissions = structuredClone(iacCode.pendingPermissions.filter(isRequired));
@@ -152,7 +152,7 @@ export class WaitingTaskStore implements TaskStore {
 export function withWaiting(task: Task, pending: PendingInputs): Task {
   const input = pending.input(task.id);
   const permissions = pending.permissionList(task.id);
-  const iacCode: Record<string, unknown> = isObject(task.metadata?.iac_code) ? { ...task.metadata.iac_code } : {};
+  const iacCode: Record<string, unknown> = isJsonObject(task.metadata?.iac_code) ? { ...task.metadata.iac_code } : {};
   // Only required projections are interrupts; an informational `input` stays as sent.
   if (isRequired(iacCode.input)) delete iacCode.input;
   delete iacCode.pendingPermissions;
@@ -170,7 +170,7 @@ const dataOf = (part: Part) => (part.content?.$case === "data" ? part.content.va
 export function permissionParts(message: Message): Part[] {
   return message.parts.filter((part) => {
     const data = dataOf(part);
-    return isObject(data) && data.kind === "permission";
+    return isJsonObject(data) && data.kind === "permission";
   });
 }
 
@@ -178,7 +178,7 @@ export function permissionParts(message: Message): Part[] {
 export function permissionAnswerOf(message: Message): Record<string, unknown> | undefined {
   const parts = permissionParts(message);
   const data = parts.length === 1 ? dataOf(parts[0]!) : undefined;
-  return isObject(data) ? data : undefined;
+  return isJsonObject(data) ? data : undefined;
 }
 
 /**

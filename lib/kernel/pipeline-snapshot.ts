@@ -11,9 +11,9 @@
  * snapshot on verbatim (ACTIVITY_SNAPSHOT) and reads only `pipelineRunId`
  * and `lastSequence` itself.
  */
+import { isJsonObject, type JsonObject } from "../model/json.js";
 
 export type Envelope = Record<string, unknown>;
-type Json = Record<string, unknown>;
 
 export const SNAPSHOT_SCHEMA_VERSION = "1.1";
 
@@ -77,19 +77,19 @@ export interface SnapshotContext {
   taskId: string;
   contextId: string;
   /** The input the task is parked on, if any (the kernel's own `pendingInput`). */
-  pendingInput: Json | undefined;
+  pendingInput: JsonObject | undefined;
   /** The sub-pipeline permissions it still waits on. */
-  pendingPermissions: Json[] | undefined;
+  pendingPermissions: JsonObject[] | undefined;
   /** Bumped by the caller each time the task published something new. */
   snapshotVersion: number;
   now?: Date;
 }
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
 const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
-const objectAt = (envelope: Envelope, key: string): Json | undefined => (isObject(envelope[key]) ? (envelope[key] as Json) : undefined);
-const dataOf = (envelope: Envelope): Json => objectAt(envelope, "data") ?? {};
+const objectAt = (envelope: Envelope, key: string): JsonObject | undefined =>
+  isJsonObject(envelope[key]) ? (envelope[key] as JsonObject) : undefined;
+const dataOf = (envelope: Envelope): JsonObject => objectAt(envelope, "data") ?? {};
 
 const FINISHED: Record<string, RunStatus> = { completed: "completed", failed: "failed", canceled: "canceled" };
 
@@ -105,16 +105,16 @@ function messageKey(envelope: Envelope): string {
   return [scope, ...coordinates].join(":");
 }
 
-export function snapshotOf(envelopes: readonly Envelope[], context: SnapshotContext): Json {
+export function snapshotOf(envelopes: readonly Envelope[], context: SnapshotContext): JsonObject {
   const steps = new Map<string, StepView>();
   const messages = new Map<string, MessageView>();
-  const toolResults: Json[] = [];
-  const permissions = new Map<string, Json>();
-  const diagrams: Json[] = [];
-  const candidateDetails: Json[] = [];
-  const artifacts: Json[] = [];
-  const stacks = new Map<string, Json>();
-  let cleanup: Json | null = null;
+  const toolResults: JsonObject[] = [];
+  const permissions = new Map<string, JsonObject>();
+  const diagrams: JsonObject[] = [];
+  const candidateDetails: JsonObject[] = [];
+  const artifacts: JsonObject[] = [];
+  const stacks = new Map<string, JsonObject>();
+  let cleanup: JsonObject | null = null;
   let lastSequence = 0;
   let last: Envelope | undefined;
 
@@ -199,7 +199,7 @@ export function snapshotOf(envelopes: readonly Envelope[], context: SnapshotCont
     return view;
   };
 
-  const located = (envelope: Envelope): Json => ({
+  const located = (envelope: Envelope): JsonObject => ({
     stepId: str(objectAt(envelope, "step")?.id),
     candidateId: str(objectAt(envelope, "candidate")?.id),
     candidateStepId: str(objectAt(envelope, "candidateStep")?.id),

@@ -14,15 +14,14 @@
 import type { RequestHandler } from "express";
 import type { PendingInputs } from "./interrupts.js";
 import { snapshotOf, type Envelope } from "./pipeline-snapshot.js";
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+import { isJsonObject } from "../model/json.js";
 
 /** The pipeline envelopes a status update's metadata carries, in mapping order. */
 export function envelopesOf(metadata: unknown): Envelope[] {
-  const iacCode = isObject(metadata) ? metadata.iac_code : undefined;
-  if (!isObject(iacCode)) return [];
-  const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
-  return [...batch, iacCode.pipeline].filter(isObject);
+  const iacCode = isJsonObject(metadata) ? metadata.iac_code : undefined;
+  if (!isJsonObject(iacCode)) return [];
+  const batch = isJsonObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
+  return [...batch, iacCode.pipeline].filter(isJsonObject);
 }
 
 interface TaskLog {

@@ -6,7 +6,7 @@
  * first: two candidates never share a message or a step name.
  */
 import type { PipelineEnvelope } from "./kernel-signal.js";
-import { isObject } from "../../operators/unwrap-stream-response.js";
+import { isJsonObject } from "./json.js";
 
 const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -25,7 +25,7 @@ export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelin
 export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: string): string {
   const coordinates: string[] = [];
   for (const part of [envelope.candidate, envelope.candidateStep, envelope.step]) {
-    const coordinate = isObject(part) ? (nonEmpty(part.runId) ?? nonEmpty(part.id)) : undefined;
+    const coordinate = isJsonObject(part) ? (nonEmpty(part.runId) ?? nonEmpty(part.id)) : undefined;
     if (coordinate !== undefined && !coordinates.includes(coordinate)) coordinates.push(coordinate);
   }
   return ["pipeline-message", pipelineRunId, nonEmpty(envelope.scope) ?? "pipeline", ...coordinates].join(":");
@@ -39,10 +39,10 @@ export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: str
  * (the candidate's own, then the envelope's), else its `runId`.
  */
 export function pipelineStepKey(envelope: PipelineEnvelope): string | undefined {
-  const step = isObject(envelope.candidateStep) ? envelope.candidateStep : envelope.step;
-  const stepId = isObject(step) ? nonEmpty(step.id) : undefined;
+  const step = isJsonObject(envelope.candidateStep) ? envelope.candidateStep : envelope.step;
+  const stepId = isJsonObject(step) ? nonEmpty(step.id) : undefined;
   if (stepId === undefined) return undefined;
-  const candidate = isObject(envelope.candidate) ? envelope.candidate : undefined;
+  const candidate = isJsonObject(envelope.candidate) ? envelope.candidate : undefined;
   const candidateId = candidate
     ? (nonEmpty(candidate.id) ?? nonEmpty(candidate.subPipelineId) ?? nonEmpty(envelope.subPipelineId) ?? nonEmpty(candidate.runId))
     : undefined;

@@ -32,6 +32,7 @@ import {
   type WriteHooks,
 } from "./fixture-file.js";
 import { redact, redactString, secretsIn, withPlaceholders } from "./redact.js";
+import { isJsonObject } from "../model/json.js";
 
 export interface RecorderOptions extends WriteHooks {
   /** Where write failures go; they never reach the run. */
@@ -50,8 +51,6 @@ export const FIRST_TEXT_CHARS = 60;
 /** Tasks whose file the recorder remembers; older ones are found again by name (`findRecording`). */
 const REMEMBERED_TASKS = 10_000;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** The request's user message, as much of it as the recorder reads. */
@@ -66,8 +65,8 @@ interface RequestFacts {
 }
 
 function requestFacts(params: unknown): RequestFacts {
-  const message = isRecord(params) && isRecord(params.message) ? params.message : {};
-  const parts = Array.isArray(message.parts) ? message.parts.filter(isRecord) : [];
+  const message = isJsonObject(params) && isJsonObject(params.message) ? params.message : {};
+  const parts = Array.isArray(message.parts) ? message.parts.filter(isJsonObject) : [];
   return {
     taskId: str(message.taskId),
     contextId: str(message.contextId),
@@ -90,7 +89,7 @@ function requestFacts(params: unknown): RequestFacts {
 function whenOf(parts: readonly Record<string, unknown>[]): string | undefined {
   for (const part of parts) {
     const data = part.data;
-    if (isRecord(data) && data.kind === "permission" && typeof data.decision === "string" && data.decision !== "") {
+    if (isJsonObject(data) && data.kind === "permission" && typeof data.decision === "string" && data.decision !== "") {
       return `"decision":${JSON.stringify(data.decision)}`;
     }
     if (typeof part.text === "string") {
@@ -100,7 +99,7 @@ function whenOf(parts: readonly Record<string, unknown>[]): string | undefined {
       } catch {
         continue;
       }
-      if (isRecord(value) && typeof value.action === "string" && value.action !== "") {
+      if (isJsonObject(value) && typeof value.action === "string" && value.action !== "") {
         const when = `"action": ${JSON.stringify(value.action)}`;
         if (part.text.includes(when)) return when;
       }
@@ -117,9 +116,9 @@ function whenOf(parts: readonly Record<string, unknown>[]): string | undefined {
  */
 function withoutUserContent(frame: JsonRpcResult): JsonRpcResult {
   const task = frame.task;
-  if (!isRecord(task) || !Array.isArray(task.history)) return frame;
+  if (!isJsonObject(task) || !Array.isArray(task.history)) return frame;
   const history = task.history.map((message: unknown) => {
-    if (!isRecord(message) || (message.role !== "ROLE_USER" && message.role !== "user")) return message;
+    if (!isJsonObject(message) || (message.role !== "ROLE_USER" && message.role !== "user")) return message;
     const kept: Record<string, unknown> = { role: message.role, parts: [] };
     for (const key of ["messageId", "taskId", "contextId"]) if (typeof message[key] === "string") kept[key] = message[key];
     return kept;
@@ -131,7 +130,7 @@ function withoutUserContent(frame: JsonRpcResult): JsonRpcResult {
 function idsOf(frame: JsonRpcResult): { taskId?: string | undefined; contextId?: string | undefined } {
   const [key] = Object.keys(frame);
   const body = key === undefined ? undefined : frame[key];
-  if (!isRecord(body)) return {};
+  if (!isJsonObject(body)) return {};
   return key === "task"
     ? { taskId: str(body.id), contextId: str(body.contextId) }
     : { taskId: str(body.taskId), contextId: str(body.contextId) };

@@ -10,6 +10,7 @@
  *   contains one has each occurrence replaced, so an agent that echoes a key
  *   into its text or into an innocently named field does not leak it.
  */
+import { isJsonObject } from "../model/json.js";
 
 export const REDACTED = "[redacted]";
 
@@ -57,8 +58,6 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEYS.has(normalized) || SECRET_KEY_ENDINGS.some((ending) => normalized.endsWith(ending));
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * Every non-empty string found under a credential key anywhere in `value`:
  * for a SendStreamingMessage request, `metadata.iac_code.iac_code_api_key`,
@@ -68,7 +67,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export function secretsIn(value: unknown, found: Set<string> = new Set()): Set<string> {
   if (Array.isArray(value)) {
     value.forEach((item) => secretsIn(item, found));
-  } else if (isRecord(value)) {
+  } else if (isJsonObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       if (isSecretKey(key)) collectStrings(item, found);
       else secretsIn(item, found);
@@ -82,7 +81,7 @@ function collectStrings(value: unknown, found: Set<string>): void {
     if (value !== "") found.add(value);
   } else if (Array.isArray(value)) {
     value.forEach((item) => collectStrings(item, found));
-  } else if (isRecord(value)) {
+  } else if (isJsonObject(value)) {
     Object.values(value).forEach((item) => collectStrings(item, found));
   }
 }
@@ -111,7 +110,7 @@ export function redactString(text: string, secrets: ReadonlySet<string>): string
 export function redact(value: unknown, secrets: ReadonlySet<string>): unknown {
   if (typeof value === "string") return redactString(value, secrets);
   if (Array.isArray(value)) return value.map((item) => redact(item, secrets));
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     // fromEntries, not assignment: a `__proto__` key stays a plain key.
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [
@@ -154,7 +153,7 @@ export function withPlaceholders(value: unknown, ids: RecordedIds): unknown {
   const walk = (item: unknown): unknown => {
     if (typeof item === "string") return replace(item);
     if (Array.isArray(item)) return item.map(walk);
-    if (isRecord(item)) return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    if (isJsonObject(item)) return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
     return item;
   };
   return pairs.length === 0 ? value : walk(value);

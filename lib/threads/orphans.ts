@@ -17,7 +17,7 @@ import { AguiError } from "../errors.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { ThreadState } from "../state/thread-state.js";
 import { normalizeTaskState } from "../../operators/to-kernel-signals.js";
-import { isObject } from "../../operators/unwrap-stream-response.js";
+import { isJsonObject } from "../model/json.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
 
 const RUNNING = new Set(["submitted", "working"]);
@@ -40,10 +40,10 @@ export async function cancelRunningTasksOf(a2a: OrphanA2A, contextId: string, lo
     log(`ListTasks for ${contextId} failed; a task of the ended run may still run`, error);
     return [];
   }
-  const tasks = Array.isArray(listed.tasks) ? listed.tasks.filter(isObject) : [];
+  const tasks = Array.isArray(listed.tasks) ? listed.tasks.filter(isJsonObject) : [];
   const running = tasks
     .filter(
-      (task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isObject(task.status) ? task.status.state : undefined)),
+      (task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined)),
     )
     .flatMap((task) => (typeof task.id === "string" ? [task.id] : []));
   await Promise.all(running.map((id) => a2a.cancelTask(id).catch((error: unknown) => log(`CancelTask ${id} failed`, error))));

@@ -7,7 +7,8 @@
 import { concat, defer, from, mergeMap, type Observable } from "rxjs";
 import type { KernelSignal } from "../model/kernel-signal.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
-import { isObject, toA2AUpdate } from "../../operators/unwrap-stream-response.js";
+import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
+import { isJsonObject } from "../model/json.js";
 import type { RunA2A } from "../run.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
 
@@ -21,8 +22,8 @@ const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
 export function recoveredPipeline(a2a: Pick<RunA2A, "getPipelineState">, taskId: string, afterSequence: number): Observable<KernelSignal> {
   return defer(async (): Promise<KernelSignal[]> => {
     const state = await a2a.getPipelineState(taskId, afterSequence);
-    if (!isObject(state) || !isObject(state.snapshot)) return [];
-    const events = Array.isArray(state.events) ? state.events.filter(isObject) : [];
+    if (!isJsonObject(state) || !isJsonObject(state.snapshot)) return [];
+    const events = Array.isArray(state.events) ? state.events.filter(isJsonObject) : [];
     return [
       { kind: "pipeline-snapshot", snapshot: state.snapshot },
       ...events.map((envelope): KernelSignal => ({ kind: "pipeline-event", envelope, recovered: true })),

@@ -20,7 +20,8 @@ import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type A
 import type { ValidRunInput } from "../validation.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
 import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
-import { isObject, toA2AUpdate, type A2AUpdate, type JsonObject } from "../../operators/unwrap-stream-response.js";
+import { toA2AUpdate, type A2AUpdate } from "../../operators/unwrap-stream-response.js";
+import { isJsonObject, type JsonObject } from "../model/json.js";
 import type { RunA2A } from "../run.js";
 import { liveEvents, reattach, recoveredPipeline } from "./recovery.js";
 import { pendingExpired } from "./thread-transitions.js";
@@ -133,7 +134,7 @@ async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string)
   if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== thread.state.contextId)) {
     throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
   }
-  if (OVER.has(normalizeTaskState(isObject(task.status) ? task.status.state : undefined))) {
+  if (OVER.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined))) {
     await thread.end();
     throw new AguiError("EXECUTION_LOST");
   }
