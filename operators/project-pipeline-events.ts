@@ -35,11 +35,10 @@ import {
 } from "../lib/model/kernel-signal.js";
 import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
-import { isJsonObject as isObject, type JsonObject } from "../lib/model/json.js";
+import { isJsonObject as isObject, nonEmptyString as nonEmpty, type JsonObject } from "../lib/model/json.js";
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";
 
-const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 /** Struct numbers arrive as floats; token counts are whole. */
 const tokens = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;

@@ -17,7 +17,7 @@ import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import type { A2AUpdate } from "./unwrap-stream-response.js";
-import { isJsonObject as isObject, type JsonObject } from "../lib/model/json.js";
+import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",
@@ -54,8 +54,6 @@ export function normalizeTaskState(raw: unknown): TaskStateName {
 
 /** What an absent object reads as; frozen, since it is shared by every frame. */
 const NOTHING: JsonObject = Object.freeze({});
-
-const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** Struct numbers arrive as floats (`6497.0`); only whole, finite ones are token counts. */
 const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined);

@@ -10,7 +10,7 @@ import { deploymentOptions, parameterOverrides } from "./deployment-options.js";
 import { kindOf } from "./kinds.js";
 import { pythonJsonDumps, pythonStr, pythonTruthy } from "./python-json.js";
 import type { ValidAnswer } from "./validate-answer.js";
-import { isJsonObject, type JsonObject } from "../model/json.js";
+import { isJsonObject, isNonEmptyString, type JsonObject } from "../model/json.js";
 
 /**
  * Marks a text message as a structured cloud resource selection answer. The
@@ -58,8 +58,6 @@ export type AnswerDelivery =
   /** CancelTask; the run then ends with `CANCELLED`. */
   | { call: "cancel" };
 
-const nonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== "";
-
 /** The kernel correlates by toolUseId; a projection without one is sent `""` rather than a made-up id. */
 const toolUseIdOf = (value: InputProjection) =>
   value.toolUseId === undefined || value.toolUseId === null ? "" : pythonStr(value.toolUseId);
@@ -75,9 +73,9 @@ function noAnswer(): AguiError {
  * that index, which is what the pipeline parses.
  */
 function selectionText(value: InputProjection, payload: JsonObject): string {
-  const freeText = [payload.freeText, payload.free_text].find(nonEmptyString);
+  const freeText = [payload.freeText, payload.free_text].find(isNonEmptyString);
   if (freeText !== undefined) return freeText;
-  const selectedId = [payload.selectedId, payload.selected_id].find(nonEmptyString);
+  const selectedId = [payload.selectedId, payload.selected_id].find(isNonEmptyString);
   if (selectedId === undefined) throw noAnswer();
   const options: unknown[] = Array.isArray(value.options) ? value.options : [];
   const chosen = options.find((option) => isJsonObject(option) && option.id != null && pythonStr(option.id) === selectedId);
@@ -116,11 +114,11 @@ function resourceSelection(value: InputProjection, answer: ValidAnswer, ctx: Ans
     return response;
   }
   const selector = isJsonObject(value.selector) ? value.selector : {};
-  const chosen = [payload.value, payload.freeText].find(nonEmptyString);
+  const chosen = [payload.value, payload.freeText].find(isNonEmptyString);
   if (chosen === undefined) throw noAnswer();
-  if (nonEmptyString(selector.id)) response.selectorId = selector.id;
+  if (isNonEmptyString(selector.id)) response.selectorId = selector.id;
   response.value = chosen;
-  response.label = nonEmptyString(payload.label) ? payload.label : chosen;
+  response.label = isNonEmptyString(payload.label) ? payload.label : chosen;
   // The kernel compares it with the source its selector asked about.
   if (isJsonObject(selector.source)) response.source = structuredClone(selector.source);
   return response;
@@ -133,7 +131,8 @@ function textMessage(messageId: string, text: string, ctx: AnswerContext): Resum
 export function answerMessage(pending: PendingInput, answer: ValidAnswer, ctx: AnswerContext): AnswerDelivery {
   const { value } = pending;
   const kind = kindOf(value);
-  const toolResult = (content: string) => (nonEmptyString(value.toolUseId) ? { toolResult: { toolCallId: value.toolUseId, content } } : {});
+  const toolResult = (content: string) =>
+    isNonEmptyString(value.toolUseId) ? { toolResult: { toolCallId: value.toolUseId, content } } : {};
   switch (kind) {
     case "permission": {
       const sideband = ctx.sideband ?? pending.sideband;

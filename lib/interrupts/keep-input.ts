@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { KEPT_INPUT_FIELDS, type InputProjection } from "../state/thread-state.js";
 import { pythonJsonDumps } from "./python-json.js";
 import type { KernelInput } from "../model/kernel-signal.js";
-import { isJsonObject } from "../model/json.js";
+import { isJsonObject, isNonEmptyString } from "../model/json.js";
 
 export type RawProjection = Record<string, unknown>;
 
@@ -36,7 +36,7 @@ export function keepInput(raw: RawProjection, newId: () => string = randomHex): 
 /** The id the kernel gave the projection, if any (numbers arrive from protobuf Structs). */
 function kernelInputId(raw: RawProjection): string | undefined {
   const id = raw.inputId;
-  if (typeof id === "string" && id !== "") return id;
+  if (isNonEmptyString(id)) return id;
   return typeof id === "number" ? String(id) : undefined;
 }
 

@@ -8,3 +8,9 @@ export type JsonObject = Record<string, unknown>;
 
 /** An object, not `null` and not an array: a value whose fields can be read. */
 export const isJsonObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A string with at least one character: an empty id or name counts as absent. */
+export const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value !== "";
+
+/** `value` if it is a non-empty string, else undefined, so a fallback can follow with `??`. */
+export const nonEmptyString = (value: unknown): string | undefined => (isNonEmptyString(value) ? value : undefined);

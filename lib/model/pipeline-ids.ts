@@ -6,9 +6,7 @@
  * first: two candidates never share a message or a step name.
  */
 import type { PipelineEnvelope } from "./kernel-signal.js";
-import { isJsonObject } from "./json.js";
-
-const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+import { isJsonObject, nonEmptyString } from "./json.js";
 
 /** Until a recovery snapshot names the pipeline run, the thread stands for it. */
 export const defaultPipelineRunId = (threadId: string) => `pipeline-${threadId}`;
@@ -25,10 +23,10 @@ export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelin
 export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: string): string {
   const coordinates: string[] = [];
   for (const part of [envelope.candidate, envelope.candidateStep, envelope.step]) {
-    const coordinate = isJsonObject(part) ? (nonEmpty(part.runId) ?? nonEmpty(part.id)) : undefined;
+    const coordinate = isJsonObject(part) ? (nonEmptyString(part.runId) ?? nonEmptyString(part.id)) : undefined;
     if (coordinate !== undefined && !coordinates.includes(coordinate)) coordinates.push(coordinate);
   }
-  return ["pipeline-message", pipelineRunId, nonEmpty(envelope.scope) ?? "pipeline", ...coordinates].join(":");
+  return ["pipeline-message", pipelineRunId, nonEmptyString(envelope.scope) ?? "pipeline", ...coordinates].join(":");
 }
 
 /**
@@ -40,11 +38,14 @@ export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: str
  */
 export function pipelineStepKey(envelope: PipelineEnvelope): string | undefined {
   const step = isJsonObject(envelope.candidateStep) ? envelope.candidateStep : envelope.step;
-  const stepId = isJsonObject(step) ? nonEmpty(step.id) : undefined;
+  const stepId = isJsonObject(step) ? nonEmptyString(step.id) : undefined;
   if (stepId === undefined) return undefined;
   const candidate = isJsonObject(envelope.candidate) ? envelope.candidate : undefined;
   const candidateId = candidate
-    ? (nonEmpty(candidate.id) ?? nonEmpty(candidate.subPipelineId) ?? nonEmpty(envelope.subPipelineId) ?? nonEmpty(candidate.runId))
+    ? (nonEmptyString(candidate.id) ??
+      nonEmptyString(candidate.subPipelineId) ??
+      nonEmptyString(envelope.subPipelineId) ??
+      nonEmptyString(candidate.runId))
     : undefined;
   return candidateId === undefined ? `step:${stepId}` : `candidate:${candidateId}:${stepId}`;
 }

@@ -32,7 +32,7 @@ import {
   type WriteHooks,
 } from "./fixture-file.js";
 import { redact, redactString, secretsIn, withPlaceholders } from "./redact.js";
-import { isJsonObject } from "../model/json.js";
+import { isJsonObject, isNonEmptyString, nonEmptyString } from "../model/json.js";
 
 export interface RecorderOptions extends WriteHooks {
   /** Where write failures go; they never reach the run. */
@@ -51,8 +51,6 @@ export const FIRST_TEXT_CHARS = 60;
 /** Tasks whose file the recorder remembers; older ones are found again by name (`findRecording`). */
 const REMEMBERED_TASKS = 10_000;
 
-const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-
 /** The request's user message, as much of it as the recorder reads. */
 interface RequestFacts {
   /** Set on every call but a task's first. */
@@ -68,8 +66,8 @@ function requestFacts(params: unknown): RequestFacts {
   const message = isJsonObject(params) && isJsonObject(params.message) ? params.message : {};
   const parts = Array.isArray(message.parts) ? message.parts.filter(isJsonObject) : [];
   return {
-    taskId: str(message.taskId),
-    contextId: str(message.contextId),
+    taskId: nonEmptyString(message.taskId),
+    contextId: nonEmptyString(message.contextId),
     text: parts
       .map((part) => (typeof part.text === "string" ? part.text : ""))
       .join("")
@@ -89,7 +87,7 @@ function requestFacts(params: unknown): RequestFacts {
 function whenOf(parts: readonly Record<string, unknown>[]): string | undefined {
   for (const part of parts) {
     const data = part.data;
-    if (isJsonObject(data) && data.kind === "permission" && typeof data.decision === "string" && data.decision !== "") {
+    if (isJsonObject(data) && data.kind === "permission" && isNonEmptyString(data.decision)) {
       return `"decision":${JSON.stringify(data.decision)}`;
     }
     if (typeof part.text === "string") {
@@ -99,7 +97,7 @@ function whenOf(parts: readonly Record<string, unknown>[]): string | undefined {
       } catch {
         continue;
       }
-      if (isJsonObject(value) && typeof value.action === "string" && value.action !== "") {
+      if (isJsonObject(value) && isNonEmptyString(value.action)) {
         const when = `"action": ${JSON.stringify(value.action)}`;
         if (part.text.includes(when)) return when;
       }
@@ -132,8 +130,8 @@ function idsOf(frame: JsonRpcResult): { taskId?: string | undefined; contextId?:
   const body = key === undefined ? undefined : frame[key];
   if (!isJsonObject(body)) return {};
   return key === "task"
-    ? { taskId: str(body.id), contextId: str(body.contextId) }
-    : { taskId: str(body.taskId), contextId: str(body.contextId) };
+    ? { taskId: nonEmptyString(body.id), contextId: nonEmptyString(body.contextId) }
+    : { taskId: nonEmptyString(body.taskId), contextId: nonEmptyString(body.contextId) };
 }
 
 /** One call's stream, as it goes: each line is redacted and serialized as it arrives. */
@@ -247,7 +245,7 @@ export class Recorder {
   constructor(recordDir: string, options: RecorderOptions = {}) {
     this.#dir = recordDir;
     this.#log = options.log ?? (() => {});
-    this.#secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === "string" && secret !== "");
+    this.#secrets = (options.secrets ?? []).filter(isNonEmptyString);
     this.#now = options.now ?? Date.now;
     this.#hooks = options.beforeRename ? { beforeRename: options.beforeRename } : {};
     this.#maxTurnChars = options.maxTurnChars ?? 64 * 1024 * 1024;
