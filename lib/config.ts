@@ -6,6 +6,7 @@
  */
 import os from "node:os";
 import path from "node:path";
+import { hostnameOf, originOf } from "./http/origin-guard.js";
 
 export interface Config {
   host: string;
@@ -23,6 +24,15 @@ export interface Config {
   recordDir: string | undefined;
   /** How long a disconnected client may come back (as an observer) before its task is cancelled; 0 = at once. */
   disconnectGraceMs: number;
+  // The HTTP edge (see `http/origin-guard.ts` and `http/json-body.ts`).
+  /** Host names requests may name besides loopback and `host` (normalized by `hostnameOf`). */
+  allowedHosts: string[];
+  /** Origins of other sites' pages that may call the service, CORS included (normalized by `originOf`). */
+  allowedOrigins: string[];
+  /** How long a request body may take to arrive, in seconds. */
+  bodyTimeoutS: number;
+  /** Connections held at once; further ones are closed as they arrive. */
+  maxConnections: number;
 }
 
 const SETTINGS = {
@@ -37,6 +47,10 @@ const SETTINGS = {
   interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
   recordDir: "IAC_CODE_AGUI_RECORD_DIR",
   disconnectGraceMs: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
+  allowedHosts: "IAC_CODE_AGUI_ALLOWED_HOSTS",
+  allowedOrigins: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
+  bodyTimeoutS: "IAC_CODE_AGUI_BODY_TIMEOUT_S",
+  maxConnections: "IAC_CODE_AGUI_MAX_CONNECTIONS",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -112,7 +126,48 @@ export function checkLoopbackUrl(raw: string): string {
   return url.toString();
 }
 
-export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Config {
+/** A comma-separated list, each entry read by `parse`; an entry it cannot read stops the start. */
+function list(name: string, raw: string | undefined, parse: (entry: string) => string | undefined, what: string): string[] {
+  return (raw ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const parsed = parse(entry);
+      if (parsed === undefined) throw new ConfigError(`${name} lists "${entry}", which is not ${what}.`);
+      return parsed;
+    });
+}
+
+/** A bare IPv6 address (`::1`) as a Host header would write it (`[::1]`); a port is not part of an allowed host. */
+function allowedHost(entry: string): string | undefined {
+  const bracketed = entry.includes(":") && !entry.startsWith("[") ? `[${entry}]` : entry;
+  return /\]:/.test(bracketed) ? undefined : hostnameOf(bracketed);
+}
+
+/**
+ * The token clients must send. Set but empty would turn authentication off
+ * without a word, so it stops the start; spaces around it could never be
+ * sent (HTTP trims header values), so they are left out, with a warning.
+ */
+function authToken(raw: string | undefined, warn: (message: string) => void): string | undefined {
+  if (raw === undefined) return undefined;
+  const name = `${SETTINGS.authToken} (${flagName(SETTINGS.authToken)})`;
+  const token = raw.trim();
+  if (token === "") {
+    throw new ConfigError(`${name} is set but empty, which would turn authentication off. Give a token, or unset it to run without one.`);
+  }
+  if (token !== raw) warn(`${name} has spaces around it; they are left out, as a client cannot send them in an Authorization header.`);
+  return token;
+}
+
+const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
+
+export function loadConfig(
+  argv: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = warnOnStderr,
+): Config {
   const merged = { ...env, ...parseFlags(argv) };
   const read = (key: keyof Config) => {
     const value = merged[SETTINGS[key]];
@@ -125,12 +180,16 @@ export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv 
     port: integer(SETTINGS.port, read("port"), 8080, 0),
     a2aUrl: a2aUrl === undefined ? undefined : checkLoopbackUrl(a2aUrl),
     a2aToken: read("a2aToken"),
-    authToken: read("authToken"),
+    authToken: authToken(merged[SETTINGS.authToken], warn),
     stateDir: path.resolve(read("stateDir") ?? path.join(configHome(env), "agui")),
     allowedCwds: (cwds ? cwds.split(path.delimiter).filter(Boolean) : [process.cwd(), os.tmpdir()]).map((p) => path.resolve(p)),
     heartbeatMs: integer(SETTINGS.heartbeatMs, read("heartbeatMs"), 15_000, 1),
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
     recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
     disconnectGraceMs: integer(SETTINGS.disconnectGraceMs, read("disconnectGraceMs"), 0, 0),
+    allowedHosts: list(SETTINGS.allowedHosts, read("allowedHosts"), allowedHost, "a host name or address without a port"),
+    allowedOrigins: list(SETTINGS.allowedOrigins, read("allowedOrigins"), originOf, "an origin such as https://app.example:8443"),
+    bodyTimeoutS: integer(SETTINGS.bodyTimeoutS, read("bodyTimeoutS"), 30, 1),
+    maxConnections: integer(SETTINGS.maxConnections, read("maxConnections"), 1024, 1),
   };
 }

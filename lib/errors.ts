@@ -6,7 +6,10 @@
 
 /** Every documented error code (contract §9); `lib/http/http-status.ts` gives each its HTTP status. */
 export const ERROR_CODES = [
+  "HOST_NOT_ALLOWED",
+  "ORIGIN_NOT_ALLOWED",
   "UNAUTHORIZED",
+  "REQUEST_TIMEOUT",
   "UNSUPPORTED_MEDIA_TYPE",
   "REQUEST_TOO_LARGE",
   "INVALID_JSON",

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `iac-code-agui [flags]`: configuration from flags and environment (see `config.ts`). */
 import { ConfigError, loadConfig } from "./config.js";
-import { startService } from "./server.js";
+import { ListenError, startService } from "./server.js";
 
 const log = (message: string, error?: unknown) =>
   console.error(`[iac-code-agui] ${message}${error instanceof Error ? `: ${error.message}` : ""}`);
@@ -20,6 +20,10 @@ main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(`iac-code-agui: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof ListenError) {
+    console.error(`iac-code-agui: ${error.message}`);
+    process.exit(1);
   }
   log("failed to start", error);
   process.exit(1);

@@ -21,6 +21,21 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The service could not listen on its address: one line that names it, for the command to print. */
+export class ListenError extends Error {
+  override name = "ListenError";
+}
+
+function listenError(error: unknown, address: string): unknown {
+  const reasons: Record<string, string> = {
+    EADDRINUSE: "is already in use: stop what listens there, or choose another IAC_CODE_AGUI_PORT (--port)",
+    EACCES: "needs privileges this process does not have",
+    EADDRNOTAVAIL: "is not an address of this machine",
+  };
+  const reason = reasons[(error as NodeJS.ErrnoException).code ?? ""];
+  return reason === undefined ? error : new ListenError(`${address} ${reason}.`, { cause: error });
+}
+
 export interface ServiceOptions {
   log?: (message: string, error?: unknown) => void;
   /** Tests: another store (one that fails on demand, say) or clock. */
@@ -46,12 +61,17 @@ export async function startService(config: Config, { log = () => {}, store, now,
     ...(sse ? { sse } : {}),
   });
 
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  // Express 5 passes a listen error to this callback, as well as to "error" listeners.
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
-    listening.once("error", reject);
+    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    // Set before the first connection can be accepted; past the limit Node closes new connections at once.
+    listening.maxConnections = config.maxConnections;
+  }).catch(async (error: unknown) => {
+    await embeddedKernel?.close();
+    throw listenError(error, `${host}:${config.port}`);
   });
   const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
 
   return {
     url: `http://${host}:${port}`,

@@ -12,7 +12,7 @@
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
 import { type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { canonicalJson } from "./project-tools.js";
+import { canonicalJson } from "../lib/model/json.js";
 
 export const INTERRUPT_TOOL_PREFIX = "iac-code.interrupt.";
 

@@ -14,19 +14,9 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
+import { canonicalJson } from "../lib/model/json.js";
 
 export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
-
-/** JSON with keys sorted at every depth and no spaces: the same input always reads the same. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, inner: unknown) =>
-      inner && typeof inner === "object" && !Array.isArray(inner)
-        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        : inner,
-    ) ?? "null"
-  );
-}
 
 const resultContent = (result: unknown) => (typeof result === "string" ? result : canonicalJson(result ?? null));
 

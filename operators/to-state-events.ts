@@ -9,7 +9,7 @@
 import { EventType, type AGUIEvent, type JsonPatchOperation } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
-import { canonicalJson } from "./project-tools.js";
+import { canonicalJson } from "../lib/model/json.js";
 
 /** JSON Pointer escaping (RFC 6901): `~` → `~0`, `/` → `~1`. */
 const pointer = (key: string) => `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`;

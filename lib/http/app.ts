@@ -28,11 +28,23 @@ import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
-import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
+import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
+import { originGuard } from "./origin-guard.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
-  config: Pick<Config, "authToken" | "allowedCwds" | "heartbeatMs" | "interruptTtlS" | "disconnectGraceMs">;
+  config: Pick<
+    Config,
+    | "authToken"
+    | "allowedCwds"
+    | "heartbeatMs"
+    | "interruptTtlS"
+    | "disconnectGraceMs"
+    | "host"
+    | "allowedHosts"
+    | "allowedOrigins"
+    | "bodyTimeoutS"
+  >;
   a2a: A2AClient;
   store: ThreadStore;
   now?: () => number;
@@ -56,6 +68,9 @@ export function sendError(res: Response, error: AguiError, language: string): vo
 export function createApp({ config, a2a, store, now = Date.now, log = () => {}, sse = {} }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // Before everything, /health and the sandbox included: a request naming another site is refused, token or not.
+  app.use(originGuard(config));
+  app.use(bodyDeadline(config.bodyTimeoutS * 1000, (req, res, error) => sendError(res, error, requestLanguage(req))));
   // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
   // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
   app.use("/sandbox", sandboxRoute());

@@ -7,7 +7,13 @@
 import type { ErrorCode } from "../errors.js";
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
+  /** The Host header names no host of this service (the DNS-rebinding guard), checked before the token. */
+  HOST_NOT_ALLOWED: 403,
+  /** A browser page of an origin that is not allowed, CORS preflights included. */
+  ORIGIN_NOT_ALLOWED: 403,
   UNAUTHORIZED: 401,
+  /** The request body did not arrive within IAC_CODE_AGUI_BODY_TIMEOUT_S. */
+  REQUEST_TIMEOUT: 408,
   UNSUPPORTED_MEDIA_TYPE: 415,
   REQUEST_TOO_LARGE: 413,
   INVALID_JSON: 400,

@@ -14,3 +14,24 @@ export const isNonEmptyString = (value: unknown): value is string => typeof valu
 
 /** `value` if it is a non-empty string, else undefined, so a fallback can follow with `??`. */
 export const nonEmptyString = (value: unknown): string | undefined => (isNonEmptyString(value) ? value : undefined);
+
+/**
+ * JSON with no spaces and object keys in one fixed order at every depth, so
+ * equal values always read the same: tool-call arguments, and comparing
+ * state values. It is JSON.stringify's text otherwise (`undefined` and NaN
+ * become `null`), and the key order is JavaScript's: integer-like keys
+ * first, in numeric order ("2" before "10"), then the rest by UTF-16 code
+ * units. The contract's digest (`lib/state/canonical-digest.ts`) must match
+ * Python's `sort_keys=True` text instead, so it orders every key as a string
+ * by code point and refuses what JSON cannot hold: the two are not
+ * interchangeable.
+ */
+export function canonicalJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, inner: unknown) =>
+      inner && typeof inner === "object" && !Array.isArray(inner)
+        ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : inner,
+    ) ?? "null"
+  );
+}

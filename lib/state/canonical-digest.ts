@@ -4,6 +4,8 @@
  * as UTF-8, i.e. Python's `json.dumps(v, sort_keys=True, separators=(",", ":"),
  * ensure_ascii=False)`. Digests are compared with ones the reference adapter
  * computed, so the text must match Python's byte for byte where it can.
+ * That is why it is not `canonicalJson` (lib/model/json.ts), whose key order
+ * is JavaScript's (integer-like keys first) and which writes NaN as `null`.
  */
 import { createHash } from "node:crypto";
 
@@ -18,7 +20,8 @@ function byCodePoint(a: string, b: string): number {
   return left.length - right.length;
 }
 
-function canonicalJson(value: unknown, where: string): string {
+/** The text the digest hashes; throws on what Python and JavaScript would write differently. */
+function digestText(value: unknown, where: string): string {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     value = (value as { toJSON: () => unknown }).toJSON();
   }
@@ -29,18 +32,18 @@ function canonicalJson(value: unknown, where: string): string {
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) {
-    return `[${value.map((item, i) => (item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : canonicalJson(item, `${where}/${i}`))).join(",")}]`;
+    return `[${value.map((item, i) => (item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : digestText(item, `${where}/${i}`))).join(",")}]`;
   }
   if (typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, item]) => item !== undefined && typeof item !== "function" && typeof item !== "symbol")
       .sort(([a], [b]) => byCodePoint(a, b));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item, `${where}/${key}`)}`).join(",")}}`;
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${digestText(item, `${where}/${key}`)}`).join(",")}}`;
   }
   throw new TypeError(`canonicalDigest: ${typeof value} is not JSON at ${where}`);
 }
 
 /** SHA-256 (lowercase hex) of the canonical JSON text of `value`, as UTF-8. */
 export function canonicalDigest(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value, ""), "utf8").digest("hex");
+  return createHash("sha256").update(digestText(value, ""), "utf8").digest("hex");
 }

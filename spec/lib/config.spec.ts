@@ -18,6 +18,10 @@ describe("loadConfig", () => {
       interruptTtlS: DEFAULT_INTERRUPT_TTL_S,
       recordDir: undefined,
       disconnectGraceMs: 0,
+      allowedHosts: [],
+      allowedOrigins: [],
+      bodyTimeoutS: 30,
+      maxConnections: 1024,
     });
   });
 
@@ -38,6 +42,10 @@ describe("loadConfig", () => {
       IAC_CODE_AGUI_INTERRUPT_TTL_S: "0",
       IAC_CODE_AGUI_RECORD_DIR: "/var/rec",
       IAC_CODE_AGUI_DISCONNECT_GRACE_MS: "5000",
+      IAC_CODE_AGUI_ALLOWED_HOSTS: "agui.example, ::1,10.0.0.5",
+      IAC_CODE_AGUI_ALLOWED_ORIGINS: "https://app.example, http://localhost:3000/",
+      IAC_CODE_AGUI_BODY_TIMEOUT_S: "10",
+      IAC_CODE_AGUI_MAX_CONNECTIONS: "64",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -51,6 +59,10 @@ describe("loadConfig", () => {
       interruptTtlS: 0,
       recordDir: "/var/rec",
       disconnectGraceMs: 5000,
+      allowedHosts: ["agui.example", "[::1]", "10.0.0.5"],
+      allowedOrigins: ["https://app.example", "http://localhost:3000"],
+      bodyTimeoutS: 10,
+      maxConnections: 64,
     });
   });
 
@@ -65,6 +77,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig(["--port"], {})).toThrow(/needs a value/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_HEARTBEAT_MS: "0" })).toThrow(/IAC_CODE_AGUI_HEARTBEAT_MS must be an integer ≥ 1/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_PORT: "http" })).toThrow(ConfigError);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_HOSTS: "agui.example:8080" })).toThrow(
+      /IAC_CODE_AGUI_ALLOWED_HOSTS lists "agui.example:8080"/,
+    );
+    expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_ORIGINS: "https://app.example/path" })).toThrow(/IAC_CODE_AGUI_ALLOWED_ORIGINS/);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_ORIGINS: "null" })).toThrow(ConfigError);
   });
 });
 

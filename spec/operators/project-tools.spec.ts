@@ -1,7 +1,7 @@
-import { describe, expect, it } from "@jest/globals";
+import { describe, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import type { RunItem, ToolStatus } from "../../lib/model/kernel-signal.js";
-import { canonicalJson, projectTools } from "../../operators/project-tools.js";
+import { projectTools } from "../../operators/project-tools.js";
 import { marbles } from "../support/marbles.js";
 
 const tool = (status: ToolStatus, extra: { input?: unknown; result?: unknown } = {}): RunItem => ({
@@ -82,12 +82,5 @@ describe("projectTools", () => {
         p: { type: EventType.CUSTOM, name: "iac-code.tool-progress.v1", value: { schemaVersion: 1, ...progress } },
       });
     });
-  });
-});
-
-describe("canonicalJson", () => {
-  it("sorts keys at every depth and keeps arrays in order", () => {
-    expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
-    expect(canonicalJson(undefined)).toBe("null");
   });
 });

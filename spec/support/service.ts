@@ -35,6 +35,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     interruptTtlS: 540,
     recordDir: undefined,
     disconnectGraceMs: 0,
+    allowedHosts: [],
+    allowedOrigins: [],
+    bodyTimeoutS: 30,
+    maxConnections: 1024,
     ...overrides,
   };
 }

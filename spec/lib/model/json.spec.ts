@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "@jest/globals";
-import { isJsonObject, isNonEmptyString, nonEmptyString } from "../../../lib/model/json.js";
+import { canonicalJson, isJsonObject, isNonEmptyString, nonEmptyString } from "../../../lib/model/json.js";
+import { canonicalDigest } from "../../../lib/state/canonical-digest.js";
 
 describe("isJsonObject", () => {
   it.each([{}, { a: 1 }, Object.create(null) as object, JSON.parse('{"nested":{"x":[1]}}') as unknown])(
@@ -29,5 +31,24 @@ describe("isNonEmptyString and nonEmptyString", () => {
 
   it("let a fallback follow an absent value", () => {
     expect(nonEmptyString("") ?? nonEmptyString("run-2") ?? "pipeline").toBe("run-2");
+  });
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth and keeps arrays in order", () => {
+    expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
+    expect(canonicalJson({ z: 1, a: { y: "é", b: [2] } })).toBe('{"a":{"b":[2],"y":"é"},"z":1}');
+  });
+
+  it("writes what JSON cannot hold as JSON.stringify does", () => {
+    expect(canonicalJson(undefined)).toBe("null");
+    expect(canonicalJson({ n: Number.NaN, gone: undefined, list: [undefined] })).toBe('{"list":[null],"n":null}');
+  });
+
+  it("puts integer-like keys first in numeric order, so its text is not the digest's", () => {
+    const value = { b: 1, "10": 2, "9": 3 };
+    expect(canonicalJson(value)).toBe('{"9":3,"10":2,"b":1}');
+    const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+    expect(canonicalDigest(value)).toBe(sha256('{"10":2,"9":3,"b":1}'));
   });
 });
