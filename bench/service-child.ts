@@ -15,8 +15,12 @@ import { processStats } from "./support.js";
 const [kernelUrl, heartbeatMs = "15000"] = process.argv.slice(2);
 const stateDir = mkdtempSync(path.join(os.tmpdir(), "agui-bench-service-"));
 // Through loadConfig, so new settings get their defaults here too; the environment is left out.
+// The idle-streams bench holds 5,000 streams, past the default of 1,024 connections.
 const config = loadConfig(
-  ["--port", "0", "--a2a-url", kernelUrl!, "--state-dir", stateDir, "--heartbeat-ms", heartbeatMs, "--allowed-cwds", os.tmpdir()],
+  [
+    ...["--port", "0", "--a2a-url", kernelUrl!, "--state-dir", stateDir, "--heartbeat-ms", heartbeatMs, "--allowed-cwds", os.tmpdir()],
+    ...["--max-connections", "10000"],
+  ],
   {},
 );
 const service = await startService(config);

@@ -4,7 +4,7 @@
  * say: where `cwd` really points, how many bytes the images decode to, and
  * whether a new run carries a user message.
  */
-import { readFileSync, realpathSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { RunAgentInput } from "@ag-ui/core";
@@ -98,8 +98,9 @@ function isWithin(candidate: string, root: string): boolean {
 
 /**
  * The real path of the deepest existing ancestor, with the missing rest
- * appended: a workspace may not exist yet (the kernel creates it), but a
- * symlink on the way must not lead out of the allowed roots.
+ * appended: what a path would name if its missing part were created, so a
+ * symlink on the way cannot lead out of the allowed roots, and a missing
+ * path outside them is refused as outside, telling nothing of what exists.
  */
 function realPathOf(absolute: string): string {
   const missing: string[] = [];
@@ -113,13 +114,91 @@ function realPathOf(absolute: string): string {
   }
 }
 
+/**
+ * Two cwds name the same workspace when they resolve to the same directory
+ * (`/tmp/` and `/tmp`, or a link and its target): what a thread's binding
+ * compares.
+ */
+export function sameWorkspace(a: string, b: string): boolean {
+  return a === b || realPathOf(path.resolve(a)) === realPathOf(path.resolve(b));
+}
+
+/** /proc links (`/proc/self/cwd`, `/proc/<pid>/root`, `/dev/fd` into them) name another directory in each process that resolves them. */
+const isPerProcess = (absolute: string) => process.platform !== "win32" && (absolute === "/proc" || absolute.startsWith("/proc/"));
+
+/** Linux's own limit on the symlinks one lookup follows. */
+const MAX_LINKS = 40;
+
+/**
+ * Where `absolute` leads, one component and one symlink at a time, so that
+ * a step into /proc is seen wherever it happens: a whole-path realpath here
+ * would resolve `/proc/self/cwd` to this service's directory, while the
+ * kernel, resolving the same path, lands in its own. Throws an Error
+ * saying why when the path leads into /proc, loops, or does not exist.
+ */
+function walkWorkspace(absolute: string): string {
+  const { root } = path.parse(absolute);
+  const pending = absolute.slice(root.length).split(path.sep);
+  let resolved = root;
+  let links = 0;
+  while (pending.length > 0) {
+    const name = pending.shift()!;
+    if (name === "" || name === ".") continue;
+    // `resolved` holds no symlink, so going up from it lexically is going up on disk.
+    const next = name === ".." ? path.dirname(resolved) : path.join(resolved, name);
+    if (isPerProcess(next)) throw new Error("leads into /proc");
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(next).isSymbolicLink();
+    } catch {
+      throw new Error("is not an existing directory");
+    }
+    if (!isLink) {
+      resolved = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) throw new Error("has too many symbolic links");
+    const target = readLink(next);
+    const targetRoot = path.parse(target).root;
+    if (targetRoot !== "") resolved = targetRoot;
+    pending.unshift(...target.slice(targetRoot.length).split(path.sep === "/" ? "/" : /[\\/]/));
+  }
+  return resolved;
+}
+
+function readLink(link: string): string {
+  try {
+    return readlinkSync(link);
+  } catch {
+    // Replaced or removed since it was seen: as good as missing.
+    throw new Error("is not an existing directory");
+  }
+}
+
+function isDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A cwd the kernel will find as this service found it: an existing directory inside an allowed root, reached without /proc. */
 function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
   const where = "/forwardedProps/iacCode/cwd";
   if (!path.isAbsolute(cwd)) throw invalid("forwardedProps", `${where}: must be an absolute path on this platform`);
-  const real = realPathOf(path.resolve(cwd));
+  const absolute = path.resolve(cwd);
+  const real = realPathOf(absolute);
   if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) {
     throw invalid("forwardedProps", `${where}: is outside the allowed workspace roots`);
   }
+  let directory: string;
+  try {
+    directory = walkWorkspace(absolute);
+  } catch (problem) {
+    throw invalid("forwardedProps", `${where}: ${(problem as Error).message}`);
+  }
+  if (!isDirectory(directory)) throw invalid("forwardedProps", `${where}: is not an existing directory`);
 }
 
 interface InlineImage {

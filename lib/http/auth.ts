@@ -11,7 +11,9 @@ import { AguiError } from "../errors.js";
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
 
 export function bearerAuth(token: string | undefined): RequestHandler {
-  if (!token) return (_req, _res, next) => next();
+  if (token === undefined) return (_req, _res, next) => next();
+  // `loadConfig` refuses it too; an embedder passing "" must not get a service without authentication either.
+  if (token.trim() === "") throw new Error("an empty auth token would turn authentication off; leave it undefined for none");
   const expected = digest(token);
   return (req, _res, next) => {
     const match = /^Bearer\s+(.+)$/i.exec(req.get("authorization") ?? "");

@@ -12,7 +12,7 @@ import type { ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
-import type { ValidRunInput } from "../validation.js";
+import { sameWorkspace, type ValidRunInput } from "../validation.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
@@ -84,7 +84,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         executionId: deps.newExecutionId(),
       });
     } else {
-      if (state.cwd !== ext.cwd || state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT");
+      if (!sameWorkspace(state.cwd, ext.cwd) || state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT");
       if (isResume) {
         if (ext.rosInvocationId !== state.execution.rosInvocationId) throw new AguiError("EXECUTION_LOST");
         // A task a stopped process left running is cancelled before anything is answered on the thread.

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
@@ -153,7 +153,9 @@ describe("interrupts and resume over HTTP", () => {
     const otherUser = next(first, { forwardedProps: { iacCode: { ...first.forwardedProps.iacCode, userId: "mallory" } } });
     expect((await post(otherUser)).json).toMatchObject({ error: { code: "THREAD_BINDING_CONFLICT" } });
     const otherCwd = next(first, {
-      forwardedProps: { iacCode: { ...first.forwardedProps.iacCode, cwd: path.join(first.forwardedProps.iacCode.cwd, "sub") } },
+      forwardedProps: {
+        iacCode: { ...first.forwardedProps.iacCode, cwd: mkdtempSync(path.join(first.forwardedProps.iacCode.cwd, "sub-")) },
+      },
     });
     expect((await post(otherCwd)).status).toBe(409);
   });

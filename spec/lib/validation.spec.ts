@@ -238,9 +238,10 @@ describe("validateRunInput: cwd (R-EXT-3)", () => {
     expect(error.params.detail).toContain("cwd");
   });
 
-  it("accepts an allowed root itself and a not-yet-existing directory below it", () => {
+  it("accepts an allowed root itself, and refuses a directory below it that does not exist (yet)", () => {
     expect(() => validateRunInput(withIacCode({ cwd: root }), config)).not.toThrow();
-    expect(() => validateRunInput(withIacCode({ cwd: path.join(root, "new", "deeper") }), config)).not.toThrow();
+    const error = expectRejected(withIacCode({ cwd: path.join(root, "new", "deeper") }), "forwardedProps");
+    expect(error.params.detail).toContain("is not an existing directory");
   });
 
   it("rejects a cwd outside every allowed root", () => {
