@@ -36,6 +36,7 @@ import {
 import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
 import { isJsonObject as isObject, nonEmptyString as nonEmpty, type JsonObject } from "../lib/model/json.js";
+import { newToolCallId } from "../lib/model/tool-ids.js";
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";
 
@@ -63,7 +64,7 @@ export interface ProjectPipelineEventsOptions {
 }
 
 export function projectPipelineEvents(options: ProjectPipelineEventsOptions): OperatorFunction<RunItem, RunItem> {
-  const newToolId = options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`);
+  const newToolId = options.newToolId ?? newToolCallId;
   return (source) =>
     defer(() => {
       let pipelineRunId = defaultPipelineRunId(options.threadId);

@@ -18,6 +18,7 @@ import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import type { A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
+import { newToolCallId } from "../lib/model/tool-ids.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",
@@ -194,7 +195,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
 export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<A2AUpdate, KernelSignal> {
   const resolved = {
     findInputs: options.findInputs,
-    newToolId: options.newToolId ?? (() => `tool-${crypto.randomUUID().replaceAll("-", "")}`),
+    newToolId: options.newToolId ?? newToolCallId,
   };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
   return (updates) =>

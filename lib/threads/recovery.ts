@@ -9,10 +9,9 @@ import type { KernelSignal } from "../model/kernel-signal.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import { isJsonObject } from "../model/json.js";
+import { newToolCallId } from "../model/tool-ids.js";
 import type { RunA2A } from "../run.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
-
-const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
 
 /**
  * `GET <a2a>/iac-code/pipeline/state?taskId&afterSequence` → one snapshot
@@ -39,7 +38,7 @@ export function recoveredPipeline(a2a: Pick<RunA2A, "getPipelineState">, taskId:
 export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Observable<KernelSignal> {
   return defer(async () => {
     const task = toA2AUpdate(await a2a.getTask(taskId));
-    const now = signalsOf(task, { newToolId, findInputs: kernelInputsOf }).filter(
+    const now = signalsOf(task, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
       (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
     );
     // The missed pipeline events come before the task's present state, which may end the run.
@@ -58,7 +57,7 @@ export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string)
   return a2a.subscribeToTask(taskId).pipe(
     mergeMap((frame) => {
       const update = toA2AUpdate(frame);
-      const signals = signalsOf(update, { newToolId, findInputs: kernelInputsOf });
+      const signals = signalsOf(update, { newToolId: newToolCallId, findInputs: kernelInputsOf });
       const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
       first = false;
       return fresh;

@@ -22,6 +22,7 @@ import type { KernelSignal } from "../model/kernel-signal.js";
 import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate, type A2AUpdate } from "../../operators/unwrap-stream-response.js";
 import { isJsonObject, type JsonObject } from "../model/json.js";
+import { newToolCallId } from "../model/tool-ids.js";
 import type { RunA2A } from "../run.js";
 import { liveEvents, reattach, recoveredPipeline } from "./recovery.js";
 import { pendingExpired } from "./thread-transitions.js";
@@ -40,7 +41,6 @@ export interface ResumeContext {
 
 const TASK_NOT_FOUND = -32001;
 const OVER = new Set(["completed", "failed", "canceled", "rejected"]);
-const newToolId = () => `tool-${crypto.randomUUID().replaceAll("-", "")}`;
 
 /** Ends the run without touching the task: it stays as it was, parked or gone. */
 const settled = (error: AguiError): KernelSignal => ({ kind: "run-end", error, kernelSettled: true });
@@ -195,7 +195,9 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
     return a2a.sendStreamingMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } }).pipe(
       concatMap(async (frame): Promise<KernelSignal[]> => {
         const update = toA2AUpdate(frame);
-        const signals = signalsOf(update, { newToolId, findInputs: kernelInputsOf }).filter((signal) => keep(signal, update, first, last));
+        const signals = signalsOf(update, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter((signal) =>
+          keep(signal, update, first, last),
+        );
         if (!first) return signals;
         first = false;
         await thread.accept([answer]);
