@@ -7,8 +7,7 @@ import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
-
-const COUNTS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const;
+import { TOKEN_COUNTS as COUNTS } from "../lib/model/usage.js";
 
 export function sumUsage(items: readonly TokenUsage[]): TokenUsage[] | undefined {
   if (items.length === 0) return undefined;

@@ -22,7 +22,7 @@
  * standard signal, step, CUSTOM. Dedupe happens upstream
  * (`dedupePipelineEvents`); steps are balanced downstream (`projectSteps`).
  */
-import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import {
@@ -35,27 +35,11 @@ import {
 } from "../lib/model/kernel-signal.js";
 import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
-import { isJsonObject as isObject, nonEmptyString as nonEmpty, type JsonObject } from "../lib/model/json.js";
+import { isJsonObject as isObject, nonEmptyString as nonEmpty } from "../lib/model/json.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
+import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";
-
-/** Struct numbers arrive as floats; token counts are whole. */
-const tokens = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
-
-function usageOf(data: JsonObject): TokenUsage {
-  const usage: TokenUsage = {};
-  const provider = nonEmpty(data.provider);
-  const model = nonEmpty(data.model);
-  if (provider !== undefined) usage.provider = provider;
-  if (model !== undefined) usage.model = model;
-  for (const key of ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const) {
-    const value = tokens(data[key]);
-    if (value !== undefined) usage[key] = value;
-  }
-  return usage;
-}
 
 export interface ProjectPipelineEventsOptions {
   threadId: string;

@@ -12,13 +12,13 @@
  * and its state only when they change: a kernel repeats both on nearly
  * every frame, and every stage after this one would carry them for nothing.
  */
-import type { TokenUsage } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import type { A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
+import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",
@@ -56,9 +56,6 @@ export function normalizeTaskState(raw: unknown): TaskStateName {
 /** What an absent object reads as; frozen, since it is shared by every frame. */
 const NOTHING: JsonObject = Object.freeze({});
 
-/** Struct numbers arrive as floats (`6497.0`); only whole, finite ones are token counts. */
-const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined);
-
 const isAgentRole = (role: unknown) => role === undefined || role === "ROLE_AGENT" || role === "agent";
 
 function textOf(message: unknown): string {
@@ -92,19 +89,6 @@ function toolSignal(tool: JsonObject, newToolId: () => string): KernelSignal | u
     input: tool.toolInput ?? { summary: tool.inputSummary },
     result: tool.result,
   };
-}
-
-function usageOf(raw: JsonObject): TokenUsage {
-  const usage: TokenUsage = {};
-  const provider = str(raw.provider);
-  const model = str(raw.model);
-  if (provider) usage.provider = provider;
-  if (model) usage.model = model;
-  for (const key of ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens"] as const) {
-    const value = count(raw[key]);
-    if (value !== undefined) usage[key] = value;
-  }
-  return usage;
 }
 
 function sessionIdOf(iacCode: JsonObject): string | undefined {
