@@ -24,6 +24,8 @@ export interface Config {
   recordDir: string | undefined;
   /** How long a disconnected client may come back (as an observer) before its task is cancelled; 0 = at once. */
   disconnectGraceMs: number;
+  /** On SIGTERM or SIGINT, how long runs in flight may go on before they are stopped, in seconds; 0 = stop them at once. */
+  drainS: number;
   // The HTTP edge (see `http/origin-guard.ts` and `http/json-body.ts`).
   /** Host names requests may name besides loopback and `host` (normalized by `hostnameOf`). */
   allowedHosts: string[];
@@ -47,6 +49,7 @@ const SETTINGS = {
   interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
   recordDir: "IAC_CODE_AGUI_RECORD_DIR",
   disconnectGraceMs: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
+  drainS: "IAC_CODE_AGUI_DRAIN_S",
   allowedHosts: "IAC_CODE_AGUI_ALLOWED_HOSTS",
   allowedOrigins: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
   bodyTimeoutS: "IAC_CODE_AGUI_BODY_TIMEOUT_S",
@@ -54,6 +57,7 @@ const SETTINGS = {
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
+export const DEFAULT_DRAIN_S = 10;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -187,6 +191,7 @@ export function loadConfig(
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
     recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
     disconnectGraceMs: integer(SETTINGS.disconnectGraceMs, read("disconnectGraceMs"), 0, 0),
+    drainS: integer(SETTINGS.drainS, read("drainS"), DEFAULT_DRAIN_S, 0),
     allowedHosts: list(SETTINGS.allowedHosts, read("allowedHosts"), allowedHost, "a host name or address without a port"),
     allowedOrigins: list(SETTINGS.allowedOrigins, read("allowedOrigins"), originOf, "an origin such as https://app.example:8443"),
     bodyTimeoutS: integer(SETTINGS.bodyTimeoutS, read("bodyTimeoutS"), 30, 1),

@@ -11,9 +11,26 @@ async function main(): Promise<void> {
   const service = await startService(config, { log });
   const kernel = service.embeddedKernel ? `embedded demo kernel at ${service.kernelUrl}` : `kernel at ${service.kernelUrl}`;
   console.log(`iac-code-agui listening on ${service.url} (${kernel})`);
-  const stop = () => void service.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  // The first signal drains (see `RunningService.shutdown`); a second one stops the runs still going at once.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log(`${signal} again: stopping the runs still going now`);
+      void service.shutdown({ drainMs: 0 });
+      return;
+    }
+    stopping = true;
+    log(`${signal} received`);
+    service.shutdown().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log("shutdown failed", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }
 
 main().catch((error: unknown) => {

@@ -7,8 +7,10 @@
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
 import type { Config } from "./config.js";
+import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
-import { recordingClient } from "./recorder/recording-client.js";
+import { RunRegistry, type DrainReport } from "./http/run-registry.js";
+import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
@@ -18,7 +20,18 @@ export interface RunningService {
   kernelUrl: string;
   /** Set when the service started its own demo kernel. */
   embeddedKernel: ReplayKernel | undefined;
+  /** Stops at once: every connection is cut, runs in flight included. */
   close(): Promise<void>;
+  /**
+   * Stops gracefully (SIGTERM, SIGINT): no new run is accepted (503
+   * `SERVICE_UNAVAILABLE` with Retry-After), runs in flight get `drainMs`
+   * (default `IAC_CODE_AGUI_DRAIN_S`) to end, each one still going then ends
+   * with RUN_ERROR `SERVICE_SHUTTING_DOWN` and its task cancelled, the
+   * recorder's last files are written, and the service closes. Runs paused
+   * at interrupts stay on disk as they are. Called again while it runs,
+   * with `drainMs: 0`, it ends the drain window now.
+   */
+  shutdown(options?: { drainMs?: number }): Promise<DrainReport>;
 }
 
 /** The service could not listen on its address: one line that names it, for the command to print. */
@@ -52,9 +65,11 @@ export async function startService(config: Config, { log = () => {}, store, now,
     log,
     secrets: [config.a2aToken, config.authToken],
   });
+  const runs = new RunRegistry(now);
   const app = createApp({
     config,
     a2a,
+    runs,
     store: store ?? new FileThreadStore({ stateDir: config.stateDir }),
     log,
     ...(now ? { now } : {}),
@@ -73,16 +88,37 @@ export async function startService(config: Config, { log = () => {}, store, now,
   });
   const { port } = server.address() as AddressInfo;
 
+  const close = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    await embeddedKernel?.close();
+  };
+  let shuttingDown: Promise<DrainReport> | undefined;
+  const shutdown = async (drainMs: number): Promise<DrainReport> => {
+    log(`shutting down: draining ${runsCount(runs.size)} for up to ${drainMs / 1000} s; new runs are refused`);
+    const report = await runs.drain({ windowMs: drainMs, reason: new AguiError("SERVICE_SHUTTING_DOWN") });
+    await recorderOf(a2a)?.idle();
+    log(
+      `shutdown: ${runsCount(report.ended)} ended within the drain window, ${runsCount(report.stopped)} stopped with SERVICE_SHUTTING_DOWN; ` +
+        "threads paused at interrupts stay on disk",
+    );
+    await close();
+    return report;
+  };
+
   return {
     url: `http://${host}:${port}`,
     kernelUrl,
     embeddedKernel,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await embeddedKernel?.close();
+    close,
+    shutdown({ drainMs = config.drainS * 1000 } = {}) {
+      if (shuttingDown && drainMs === 0) runs.endWindowNow();
+      shuttingDown ??= shutdown(drainMs);
+      return shuttingDown;
     },
   };
 }
+
+const runsCount = (count: number) => `${count} run${count === 1 ? "" : "s"}`;

@@ -30,6 +30,7 @@ import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
+import { RunRegistry } from "./run-registry.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
@@ -51,6 +52,8 @@ export interface AppDependencies {
   log?: (message: string, error?: unknown) => void;
   /** How much a slow client may leave unread before it is dropped (see `sse-sink.ts`). */
   sse?: Pick<SseSinkOptions, "maxBacklogBytes">;
+  /** The runs in flight, which a shutdown drains (see `server.ts`). */
+  runs?: RunRegistry;
 }
 
 /** The language of a request whose body may not have passed validation (yet). */
@@ -65,7 +68,15 @@ export function sendError(res: Response, error: AguiError, language: string): vo
   res.status(httpStatusOf(error.code)).json({ error: { code: error.code, message: messageFor(error, language) } });
 }
 
-export function createApp({ config, a2a, store, now = Date.now, log = () => {}, sse = {} }: AppDependencies): express.Express {
+export function createApp({
+  config,
+  a2a,
+  store,
+  now = Date.now,
+  log = () => {},
+  sse = {},
+  runs = new RunRegistry(now),
+}: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
   // Before everything, /health and the sandbox included: a request naming another site is refused, token or not.
@@ -86,6 +97,8 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
   });
 
   const startRun: RequestHandler = async (req, res) => {
+    // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.
+    const runA2A = runs.clientFor(a2a, runs.enter(res));
     const input = validateRunInput(req.body, config);
     const language = requestLanguage(req);
     // A new turn gives up on an execution whose client left and never came back.
@@ -95,8 +108,8 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
       now,
       newExecutionId: randomUUID,
       log,
-      cancelTask: (taskId) => a2a.cancelTask(taskId),
-      listTasks: (contextId) => a2a.listTasks(contextId),
+      cancelTask: (taskId) => runA2A.cancelTask(taskId),
+      listTasks: (contextId) => runA2A.listTasks(contextId),
       isHeld: (executionId) => grace.holds(executionId),
     });
     const thread = new ThreadRun(admitted.state, {
@@ -113,14 +126,14 @@ export function createApp({ config, a2a, store, now = Date.now, log = () => {}, 
     activeRuns.set(input.threadId, thread);
     const run$ = runAgent(
       { input, language, thread, isResume: admitted.isResume },
-      { a2a, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution },
+      { a2a: runA2A, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution },
     );
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,
       onSlowClient: (backlog) => log(`run ${input.runId}: client dropped, ${backlog} bytes unread`),
     });
   };
-  app.post("/", ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
+  app.post("/", runs.refuseWhileDraining, ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use(
     "/extensions/iac-code/v1/executions",

@@ -29,6 +29,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   RESUME_REQUIRED: 409,
   EXECUTION_LOST: 409,
   STATE_UNAVAILABLE: 503,
+  /** The service is shutting down and takes no new run; sent with Retry-After. */
+  SERVICE_UNAVAILABLE: 503,
   // Codes below normally surface in-stream as RUN_ERROR; the statuses are
   // used only if one escapes before the stream has started.
   INCOMPLETE_RESUME: 400,
@@ -42,6 +44,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   A2A_EXECUTION_FAILED: 502,
   SESSION_BACKUP_NOT_READY: 503,
   CANCELLED: 409,
+  /** A run still going when the shutdown's drain window ran out. */
+  SERVICE_SHUTTING_DOWN: 503,
   INTERNAL_ERROR: 500,
 };
 

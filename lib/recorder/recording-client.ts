@@ -21,11 +21,20 @@ export function recordingClient(client: A2AClient, recordDir: string | undefined
   if (recordDir === undefined) return client;
   const recorder = new Recorder(recordDir, options);
   const sendStreamingMessage: A2AClient["sendStreamingMessage"] = (params) => recorder.record(params, client.sendStreamingMessage(params));
-  return new Proxy(client, {
+  const recording = new Proxy(client, {
     get(target, property) {
       if (property === "sendStreamingMessage") return sendStreamingMessage;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
+  recorders.set(recording, recorder);
+  return recording;
+}
+
+const recorders = new WeakMap<A2AClient, Recorder>();
+
+/** The recorder behind a client `recordingClient` made, if any: a shutdown waits for its last writes (`idle()`). */
+export function recorderOf(client: A2AClient): Recorder | undefined {
+  return recorders.get(client);
 }

@@ -1,0 +1,199 @@
+/**
+ * The runs this process is streaming, so that a shutdown (SIGTERM, SIGINT;
+ * see `server.ts`) can drain them: refuse new runs, give the ones in flight
+ * a window to end by themselves, then stop each one still going.
+ *
+ * A run is stopped from outside its pipeline, through the A2A client it is
+ * given (`clientFor`). Once its stop signal fires, every kernel stream it
+ * reads fails with the signal's reason (an AguiError
+ * `SERVICE_SHUTTING_DOWN`) and every kernel call it awaits is rejected with
+ * it, so the pipeline ends the run as on any kernel failure before the task
+ * settled: it cancels the task, closes every open span and sends RUN_ERROR
+ * with that code. Cancels (and the ListTasks that finds a task by its
+ * context) always go through, and the drain waits for them. A run paused
+ * at interrupts is no longer in flight: it stays on disk as it is.
+ */
+import type { RequestHandler, Response } from "express";
+import { Observable } from "rxjs";
+import type { A2AClient } from "../a2a/client.js";
+import { AguiError } from "../errors.js";
+
+/** The kernel calls a run makes (the run pipeline's `RunA2A`). */
+export type RunA2AClient = Pick<
+  A2AClient,
+  "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState" | "listTasks"
+>;
+
+export interface DrainReport {
+  /** Runs in flight when the drain began. */
+  inFlight: number;
+  /** Of those, the ones that ended by themselves within the window. */
+  ended: number;
+  /** The ones still going when the window ran out, stopped with the drain's error. */
+  stopped: number;
+}
+
+export interface DrainOptions {
+  windowMs: number;
+  /** What a stopped run ends with. */
+  reason: AguiError;
+  /** How long stopped runs may take to send their end, and their cancels to reach the kernel. */
+  settleMs?: number;
+}
+
+const DEFAULT_SETTLE_MS = 5000;
+
+export class RunRegistry {
+  readonly #runs = new Set<AbortController>();
+  /** Kernel calls that must be made before the process exits: the cancels of runs that ended. */
+  readonly #calls = new Set<Promise<unknown>>();
+  /** Called whenever a run leaves. */
+  readonly #onLeave = new Set<() => void>();
+  #drainEndsAt: number | undefined;
+  #endWindow: (() => void) | undefined;
+  #windowEndedEarly = false;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get draining(): boolean {
+    return this.#drainEndsAt !== undefined;
+  }
+
+  /** Runs in flight now. */
+  get size(): number {
+    return this.#runs.size;
+  }
+
+  /** Before a run's body is read: while draining, 503 `SERVICE_UNAVAILABLE` with Retry-After. */
+  readonly refuseWhileDraining: RequestHandler = (_req, res, next) => {
+    try {
+      this.#refuseIfDraining(res);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+
+  /**
+   * Counts the request as a run in flight until its response closes, and
+   * gives the signal that stops it. Throws `SERVICE_UNAVAILABLE` while
+   * draining (a body may finish arriving after the drain began).
+   */
+  enter(res: Response): AbortSignal {
+    this.#refuseIfDraining(res);
+    const run = new AbortController();
+    this.#runs.add(run);
+    res.once("close", () => {
+      this.#runs.delete(run);
+      for (const listener of [...this.#onLeave]) listener();
+    });
+    return run.signal;
+  }
+
+  /** `a2a` as a run stopped by `stop` sees it (see the file comment). Arguments pass through as they are. */
+  clientFor(a2a: RunA2AClient, stop: AbortSignal): RunA2AClient {
+    type Client = RunA2AClient;
+    return {
+      sendStreamingMessage: (...args: Parameters<Client["sendStreamingMessage"]>) =>
+        untilStopped(stop, () => a2a.sendStreamingMessage(...args)),
+      subscribeToTask: (...args: Parameters<Client["subscribeToTask"]>) => untilStopped(stop, () => a2a.subscribeToTask(...args)),
+      sendMessage: (...args: Parameters<Client["sendMessage"]>) => rejectOnStop(stop, () => a2a.sendMessage(...args)),
+      getTask: (...args: Parameters<Client["getTask"]>) => rejectOnStop(stop, () => a2a.getTask(...args)),
+      getPipelineState: (...args: Parameters<Client["getPipelineState"]>) => rejectOnStop(stop, () => a2a.getPipelineState(...args)),
+      cancelTask: (...args: Parameters<Client["cancelTask"]>) => this.#track(a2a.cancelTask(...args)),
+      listTasks: (...args: Parameters<Client["listTasks"]>) => this.#track(a2a.listTasks(...args)),
+    };
+  }
+
+  /**
+   * Refuses new runs from now on, waits up to `windowMs` for the runs in
+   * flight to end, stops the rest with `reason`, and waits (up to
+   * `settleMs` each) for them to end and for their cancels to be made.
+   */
+  async drain({ windowMs, reason, settleMs = DEFAULT_SETTLE_MS }: DrainOptions): Promise<DrainReport> {
+    this.#drainEndsAt ??= this.now() + windowMs;
+    const inFlight = this.#runs.size;
+    await this.#untilNoRuns(windowMs, (endNow) => (this.#endWindow = endNow));
+    this.#endWindow = undefined;
+    const left = [...this.#runs];
+    for (const run of left) run.abort(reason);
+    await this.#untilNoRuns(settleMs);
+    await this.#untilCallsMade(settleMs);
+    return { inFlight, ended: inFlight - left.length, stopped: left.length };
+  }
+
+  /** Ends the drain window now (a second signal): the runs still going are stopped at once. */
+  endWindowNow(): void {
+    this.#windowEndedEarly = true;
+    this.#endWindow?.();
+  }
+
+  #refuseIfDraining(res: Response): void {
+    if (this.#drainEndsAt === undefined) return;
+    res.set("Retry-After", String(Math.max(1, Math.ceil((this.#drainEndsAt - this.now()) / 1000))));
+    throw new AguiError("SERVICE_UNAVAILABLE");
+  }
+
+  #track<T>(call: Promise<T>): Promise<T> {
+    this.#calls.add(call);
+    const done = () => this.#calls.delete(call);
+    call.then(done, done);
+    return call;
+  }
+
+  /** Resolves when no run is in flight, after `ms`, or when `onEarlyEnd`'s function is called, whichever comes first. */
+  #untilNoRuns(ms: number, onEarlyEnd?: (endNow: () => void) => void): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#onLeave.delete(check);
+        resolve();
+      };
+      const check = () => {
+        if (this.#runs.size === 0) done();
+      };
+      const timer = setTimeout(done, ms);
+      this.#onLeave.add(check);
+      onEarlyEnd?.(done);
+      if (this.#windowEndedEarly && onEarlyEnd) done();
+      check();
+    });
+  }
+
+  async #untilCallsMade(ms: number): Promise<void> {
+    const deadline = this.now() + ms;
+    // A call may lead to another (ListTasks, then CancelTask): wait until none is left.
+    while (this.#calls.size > 0 && this.now() < deadline) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline - this.now())));
+      await Promise.race([Promise.allSettled([...this.#calls]), timeout]);
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** `source`, failing with the stop's reason when `stop` fires (and unsubscribed from then). */
+function untilStopped<T>(stop: AbortSignal, source: () => Observable<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    if (stop.aborted) return subscriber.error(stop.reason);
+    const onStop = () => subscriber.error(stop.reason);
+    stop.addEventListener("abort", onStop, { once: true });
+    const subscription = source().subscribe(subscriber);
+    return () => {
+      stop.removeEventListener("abort", onStop);
+      subscription.unsubscribe();
+    };
+  });
+}
+
+/** The call's answer, or the stop's reason if `stop` fires first. */
+function rejectOnStop<T>(stop: AbortSignal, call: () => Promise<T>): Promise<T> {
+  if (stop.aborted) return Promise.reject(stop.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onStop = () => reject(stop.reason as Error);
+    stop.addEventListener("abort", onStop, { once: true });
+    call()
+      .then(resolve, reject)
+      .finally(() => stop.removeEventListener("abort", onStop));
+  });
+}

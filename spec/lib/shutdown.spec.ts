@@ -1,0 +1,93 @@
+/**
+ * Graceful shutdown (SIGTERM, SIGINT) of the command as operators run it:
+ * no new run is accepted (503 SERVICE_UNAVAILABLE, Retry-After), runs in
+ * flight get IAC_CODE_AGUI_DRAIN_S to end, and each one still running then
+ * ends with RUN_ERROR SERVICE_SHUTTING_DOWN, its spans closed, its task
+ * cancelled and its recording written, before the process exits 0.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import { startReplayKernel, type ReplayKernel } from "../../lib/kernel/replay-kernel.js";
+import { expectValidRun } from "../support/agui.js";
+import { openRun, parseSse, startServiceProcess, type ServiceProcess } from "../support/service-process.js";
+import { runInput, waitFor } from "../support/service.js";
+
+describe("shutting the service down", () => {
+  let kernel: ReplayKernel;
+  const processes: ServiceProcess[] = [];
+  beforeAll(async () => {
+    // Real time: `slow-chat` streams for about three and a half seconds.
+    kernel = await startReplayKernel({ timeScale: 1 });
+  });
+  afterEach(() => {
+    for (const running of processes.splice(0)) running.child.kill("SIGKILL");
+  });
+  afterAll(() => kernel.close());
+
+  const start = async (env: Record<string, string>) => {
+    const service = await startServiceProcess({
+      IAC_CODE_AGUI_A2A_URL: kernel.url,
+      IAC_CODE_AGUI_STATE_DIR: mkdtempSync(path.join(os.tmpdir(), "agui-shutdown-")),
+      IAC_CODE_AGUI_ALLOWED_CWDS: os.tmpdir(),
+      ...env,
+    });
+    processes.push(service);
+    return service;
+  };
+  const taskIdOf = async (raw: string) => {
+    const session = (await parseSse(raw)).find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1");
+    return (session as { value: { taskId: string } }).value.taskId;
+  };
+  const cancelled = (taskId: string) =>
+    kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId);
+  const underWay = (raw: string) => raw.includes("iac-code.session.v1") && raw.includes("TEXT_MESSAGE_CONTENT");
+
+  it("on SIGTERM refuses new runs, then ends a run still going after the drain window with RUN_ERROR, cancelled and recorded", async () => {
+    const recordDir = mkdtempSync(path.join(os.tmpdir(), "agui-shutdown-record-"));
+    const service = await start({ IAC_CODE_AGUI_DRAIN_S: "1", IAC_CODE_AGUI_RECORD_DIR: recordDir });
+    const run = await openRun(service.url, runInput("slow-chat"), underWay);
+    const taskId = await taskIdOf(run.raw);
+
+    const signalled = Date.now();
+    service.child.kill("SIGTERM");
+    await waitFor(() => /draining/.test(service.stderr()));
+    const refused = await fetch(service.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(runInput("chat")),
+    });
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ error: { code: "SERVICE_UNAVAILABLE" } });
+
+    const events = await parseSse(await run.rest);
+    await expectValidRun(events);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "SERVICE_SHUTTING_DOWN" });
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+    // The window, and a little for the stop itself; the run alone would have taken about three more seconds.
+    expect(Date.now() - signalled).toBeLessThan(2500);
+    expect(cancelled(taskId)).toBe(true);
+    expect(service.stderr()).toMatch(/1 run stopped with SERVICE_SHUTTING_DOWN/);
+
+    const recordings = readdirSync(recordDir).filter((name) => name.endsWith(".jsonl"));
+    expect(recordings).toHaveLength(1);
+    expect(readFileSync(path.join(recordDir, recordings[0]!), "utf8")).toContain("This answer ");
+  });
+
+  it("on SIGINT lets a run that ends within the drain window finish, then exits 0", async () => {
+    const service = await start({ IAC_CODE_AGUI_DRAIN_S: "10" });
+    const run = await openRun(service.url, runInput("slow-chat"), underWay);
+    const taskId = await taskIdOf(run.raw);
+
+    service.child.kill("SIGINT");
+    const events = await parseSse(await run.rest);
+    await expectValidRun(events);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(await service.exited).toEqual({ code: 0, signal: null });
+    expect(cancelled(taskId)).toBe(false);
+    expect(service.stderr()).toMatch(/1 run ended within the drain window/);
+  });
+});
