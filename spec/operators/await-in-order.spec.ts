@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@jest/globals";
-import { of, Subject, take } from "rxjs";
+import { Subject, take } from "rxjs";
 import { awaitInOrder } from "../../operators/await-in-order.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 describe("awaitInOrder", () => {
   it("passes items that need no work at once, in the same frame", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("ab-c|").pipe(awaitInOrder((item: string) => item.toUpperCase()))).toBe("AB-C|", { A: "A", B: "B", C: "C" });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("ab-c|");
+      expectObservable(items.pipe(awaitInOrder((item: string) => item.toUpperCase()))).toBe("AB-C|", { A: "A", B: "B", C: "C" });
+      expectSubscriptions(items.subscriptions).toBe("^---!");
     });
   });
 
@@ -52,10 +54,11 @@ describe("awaitInOrder", () => {
     expect(seen).toEqual(["A", "b", "c", "d"]);
   });
 
-  it("does no work for what a synchronous source sends after the subscriber left", () => {
+  it("does no work for what a synchronous source sends after the subscriber left, and stops that source", () => {
+    const { source, sent } = synchronousSource([1, 2, 3]);
     const worked: number[] = [];
     const taken: number[] = [];
-    of(1, 2, 3)
+    source
       .pipe(
         awaitInOrder((item: number) => (worked.push(item), item)),
         take(1),
@@ -63,5 +66,46 @@ describe("awaitInOrder", () => {
       .subscribe((item) => taken.push(item));
     expect(taken).toEqual([1]);
     expect(worked).toEqual([1]);
+    expect(sent).toEqual([1]);
+  });
+
+  it("passes a synchronous source's items and end at once while no work is pending", () => {
+    const { source } = synchronousSource(["a", "b"]);
+    const seen: string[] = [];
+    let completed = false;
+    source.pipe(awaitInOrder((item: string) => item.toUpperCase())).subscribe({
+      next: (item) => seen.push(item),
+      complete: () => (completed = true),
+    });
+    expect(seen).toEqual(["A", "B"]);
+    expect(completed).toBe(true);
+  });
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a-b-c-d|");
+      expectObservable(items.pipe(inChain(awaitInOrder((item: string) => item.toUpperCase()))), "^--!").toBe("A-B", { A: "A", B: "B" });
+      expectSubscriptions(items.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("leaves its source, and drops what waits in the queue, when the subscriber leaves while work is pending", async () => {
+    const source = new Subject<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const worked: string[] = [];
+    const seen: string[] = [];
+    const subscription = source
+      .pipe(awaitInOrder((item) => (worked.push(item), item === "a" ? gate.then(() => "A") : item)))
+      .subscribe((item) => seen.push(item));
+    source.next("a");
+    source.next("b");
+    subscription.unsubscribe();
+    expect(source.observed).toBe(false);
+    release();
+    await gate;
+    await Promise.resolve();
+    expect(worked).toEqual(["a"]);
+    expect(seen).toEqual([]);
   });
 });

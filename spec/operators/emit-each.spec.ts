@@ -1,22 +1,27 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { emitEach } from "../../operators/emit-each.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 describe("emitEach", () => {
   it("emits each item's array in order, in the same frame, and nothing for an empty one", () => {
-    marbles().run(({ cold, expectObservable }) => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a---b-|");
       const project = (item: string) => (item === "a" ? ["x", "y"] : []);
-      expectObservable(cold("a---b-|").pipe(emitEach(project))).toBe("(xy)--|", { x: "x", y: "y" });
+      expectObservable(items.pipe(emitEach(project))).toBe("(xy)--|", { x: "x", y: "y" });
+      expectSubscriptions(items.subscriptions).toBe("^-----!");
     });
   });
 
   it("passes the item's index and errors the stream when the projection throws", () => {
-    marbles().run(({ cold, expectObservable }) => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("ab-c|");
       const project = (_item: string, index: number) => {
         if (index === 1) throw new Error("bad");
         return [index];
       };
-      expectObservable(cold("ab-c|").pipe(emitEach(project))).toBe("a#", { a: 0 }, new Error("bad"));
+      expectObservable(items.pipe(emitEach(project))).toBe("a#", { a: 0 }, new Error("bad"));
+      expectSubscriptions(items.subscriptions).toBe("^!");
     });
   });
 
@@ -39,6 +44,43 @@ describe("emitEach", () => {
 
       const broken = cold("a---#", undefined, new Error("cut"));
       expectObservable(broken.pipe(emitEach((item: string) => [item, item]))).toBe("(aa)#", undefined, new Error("cut"));
+      expectSubscriptions(broken.subscriptions).toBe("^---!");
     });
+  });
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a---b---c---d|");
+      expectObservable(items.pipe(inChain(emitEach((item: string) => [item, item.toUpperCase()]))), "^-----!").toBe("(aA)(bB)", {
+        a: "a",
+        A: "A",
+        b: "b",
+        B: "B",
+      });
+      expectSubscriptions(items.subscriptions).toBe("^-----!");
+    });
+  });
+
+  it("reads a synchronous source to its end, and stops it when the subscriber leaves in the middle of an item's array", () => {
+    const whole = synchronousSource(["a", "b"]);
+    const all: string[] = [];
+    let completed = false;
+    whole.source.pipe(emitEach((item: string) => [item, item.toUpperCase()])).subscribe({
+      next: (item) => all.push(item),
+      complete: () => (completed = true),
+    });
+    expect(all).toEqual(["a", "A", "b", "B"]);
+    expect(completed).toBe(true);
+
+    const { source, sent } = synchronousSource(["a", "b", "c", "d"]);
+    const taken: string[] = [];
+    source
+      .pipe(
+        emitEach((item: string) => [item, item.toUpperCase()]),
+        take(3),
+      )
+      .subscribe((item) => taken.push(item));
+    expect(taken).toEqual(["a", "A", "b"]);
+    expect(sent).toEqual(["a", "b"]);
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { AguiError } from "../../lib/errors.js";
+import { take } from "rxjs";
 import { endRunOnTaskState } from "../../operators/end-run-on-task-state.js";
 import type { KernelSignal } from "../../lib/model/kernel-signal.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const state = (name: string) => ({ kind: "task-state", state: name }) as KernelSignal;
 const text: KernelSignal = { kind: "text", messageId: "m", text: "hi", source: "delta" };
@@ -22,11 +23,13 @@ describe("endRunOnTaskState", () => {
   });
 
   it("treats input-required as a settled, successful end", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a", { a: state("input-required") }).pipe(endRunOnTaskState())).toBe("(ae|)", {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b", { a: state("input-required"), b: text });
+      expectObservable(signals.pipe(endRunOnTaskState())).toBe("(ae|)", {
         a: state("input-required"),
         e: { kind: "run-end", error: undefined, kernelSettled: true },
       });
+      expectSubscriptions(signals.subscriptions).toBe("(^!)");
     });
   });
 
@@ -56,12 +59,14 @@ describe("endRunOnTaskState", () => {
   });
 
   it("turns an upstream error into a run end that keeps its code", () => {
-    marbles().run(({ cold, expectObservable }) => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const error = new AguiError("A2A_UNAVAILABLE");
-      expectObservable(cold("a#", { a: text }, error).pipe(endRunOnTaskState())).toBe("a(e|)", {
+      const signals = cold("a#", { a: text }, error);
+      expectObservable(signals.pipe(endRunOnTaskState())).toBe("a(e|)", {
         a: text,
         e: { kind: "run-end", error, kernelSettled: false },
       });
+      expectSubscriptions(signals.subscriptions).toBe("^!");
     });
   });
 
@@ -76,9 +81,10 @@ describe("endRunOnTaskState", () => {
   });
 
   it("does not end on submitted, working or unknown states", () => {
-    marbles().run(({ cold, expectObservable }) => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const signals = cold("abc", { a: state("submitted"), b: state("working"), c: state("unknown") });
       expectObservable(signals.pipe(endRunOnTaskState())).toBe("abc", { a: state("submitted"), b: state("working"), c: state("unknown") });
+      expectSubscriptions(signals.subscriptions).toBe("^");
     });
   });
 
@@ -97,5 +103,27 @@ describe("endRunOnTaskState", () => {
       });
       expectSubscriptions(signals.subscriptions).toBe("^---!");
     });
+  });
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b-c-d", { a: state("working"), b: text, c: text, d: state("completed") });
+      expectObservable(signals.pipe(inChain(endRunOnTaskState())), "^--!").toBe("a-b", { a: state("working"), b: text });
+      expectSubscriptions(signals.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("stops a synchronous source at the end it decided, and when the subscriber leaves first", () => {
+    const run = synchronousSource([state("working"), text, state("completed"), text, text]);
+    const seen: KernelSignal[] = [];
+    let completed = false;
+    run.source.pipe(endRunOnTaskState()).subscribe({ next: (signal) => seen.push(signal), complete: () => (completed = true) });
+    expect(seen).toEqual([state("working"), text, state("completed"), { kind: "run-end", error: undefined, kernelSettled: true }]);
+    expect(completed).toBe(true);
+    expect(run.sent).toEqual([state("working"), text, state("completed")]);
+
+    const left = synchronousSource([state("working"), text, text, state("completed")]);
+    left.source.pipe(endRunOnTaskState(), take(2)).subscribe();
+    expect(left.sent).toEqual([state("working"), text]);
   });
 });
