@@ -231,6 +231,21 @@ describe("ids the request envelope carries", () => {
     },
   );
 
+  it.each([
+    ["cancel", "/extensions/iac-code/v1/executions/execution-1/cancel", { rosInvocationId: "ros-1" }],
+    ["subscribe", "/extensions/iac-code/v1/executions/execution-1/subscribe", {}],
+  ])("refuses a lone surrogate or an over-long threadId on the %s route with 400 INVALID_INPUT", async (_route, route, rest) => {
+    for (const threadId of ["id-\ud800", "x".repeat(257)]) {
+      const response = await fetch(`${url}${route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ threadId, ...rest }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: "INVALID_INPUT" } });
+    }
+  });
+
   it("serves ids of exactly 256 characters, astral characters counted once", async () => {
     const long = (prefix: string) => `${prefix}-${uniqueId("")}`.padEnd(254, "x") + "😀😀";
     const { status, events } = await postRun(url, runInput("chat", { threadId: long("thread"), runId: long("run") }));
