@@ -1,8 +1,9 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { announceSession } from "../../operators/announce-session.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const identity = { threadId: "th", runId: "r1", executionId: "e1", contextId: "agui-c", rosInvocationId: "ros-1" };
 const session = (taskId: string | null, sessionId: string | null) => ({
@@ -37,12 +38,37 @@ describe("announceSession", () => {
   });
 
   it("announces just before the run ends with nulls for what never came", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a-d", { a: task, d: end }).pipe(announceSession(identity))).toBe("a-(sd)", {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a-(d|)", { a: task, d: end });
+      expectObservable(items.pipe(announceSession(identity))).toBe("a-(sd|)", {
         a: task,
         d: end,
         s: session("t1", null),
       });
+      expectSubscriptions(items.subscriptions).toBe("^-!");
     });
+  });
+});
+
+describe("announceSession and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a-b-c-d|", { a: task, b: sess, c: task, d: end });
+      expectObservable(items.pipe(inChain(announceSession(identity))), "^--!").toBe("a-(bs)", { a: task, b: sess, s: session("t1", "s1") });
+      expectSubscriptions(items.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("announces from a synchronous source, and stops it when the subscriber leaves between an item and its announcement", () => {
+    const whole = synchronousSource([task, end]);
+    const seen: unknown[] = [];
+    whole.source.pipe(announceSession(identity)).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([task, session("t1", null), end]);
+
+    const { source, sent } = synchronousSource([task, sess, task, end]);
+    const taken: unknown[] = [];
+    source.pipe(announceSession(identity), take(2)).subscribe((item) => taken.push(item));
+    expect(taken).toEqual([task, sess]);
+    expect(sent).toEqual([task, sess]);
   });
 });

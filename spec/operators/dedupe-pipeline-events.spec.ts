@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { dedupePipelineEvents, sequenceOf } from "../../operators/dedupe-pipeline-events.js";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const live = (eventId: string | undefined, sequence?: unknown): RunItem => ({
   kind: "pipeline-event",
@@ -20,9 +21,10 @@ const endAt = (pipelineSequence: number): RunItem => ({ ...end, pipelineSequence
 
 describe("dedupePipelineEvents", () => {
   it("maps a repeated eventId once, whatever its sequence", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("abcd", { a: live("e1", 1), b: live("e1", 1), c: live("e1", 2), d: end });
-      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("a--d", { a: live("e1", 1), d: endAt(1) });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("abcd|", { a: live("e1", 1), b: live("e1", 1), c: live("e1", 2), d: end });
+      expectObservable(signals.pipe(dedupePipelineEvents({ cursor: 0 }))).toBe("a--d|", { a: live("e1", 1), d: endAt(1) });
+      expectSubscriptions(signals.subscriptions).toBe("^---!");
     });
   });
 
@@ -115,10 +117,12 @@ describe("dedupePipelineEvents", () => {
   });
 
   it("starts every subscription from the cursor it was given", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      const run = cold("ae", { a: live("e1", 4), e: end }).pipe(dedupePipelineEvents({ cursor: 1 }));
-      expectObservable(run).toBe("ae", { a: live("e1", 4), e: endAt(4) });
-      expectObservable(run).toBe("ae", { a: live("e1", 4), e: endAt(4) });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("ae|", { a: live("e1", 4), e: end });
+      const run = signals.pipe(dedupePipelineEvents({ cursor: 1 }));
+      expectObservable(run).toBe("ae|", { a: live("e1", 4), e: endAt(4) });
+      expectObservable(run).toBe("ae|", { a: live("e1", 4), e: endAt(4) });
+      expectSubscriptions(signals.subscriptions).toBe(["^-!", "^-!"]);
     });
   });
 
@@ -134,5 +138,29 @@ describe("dedupePipelineEvents", () => {
 describe("sequenceOf", () => {
   it("reads whole positive numbers and treats anything else as no sequence", () => {
     expect([12.0, 3, 0, -1, 1.5, "4", null, undefined, Number.NaN, Infinity].map(sequenceOf)).toEqual([12, 3, 0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe("dedupePipelineEvents and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b-c-d|", { a: live("e1", 1), b: live("e1", 1), c: live("e2", 2), d: end });
+      expectObservable(signals.pipe(inChain(dedupePipelineEvents({ cursor: 0 }))), "^----!").toBe("a---c", {
+        a: live("e1", 1),
+        c: live("e2", 2),
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^----!");
+    });
+  });
+
+  it("dedupes a synchronous source, and stops it when the subscriber leaves", () => {
+    const whole = synchronousSource([live("e1", 1), live("e1", 1), end]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(dedupePipelineEvents({ cursor: 0 })).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([live("e1", 1), endAt(1)]);
+
+    const { source, sent } = synchronousSource([live("e1", 1), live("e1", 1), live("e2", 2), end]);
+    source.pipe(dedupePipelineEvents({ cursor: 0 }), take(2)).subscribe();
+    expect(sent).toEqual([live("e1", 1), live("e1", 1), live("e2", 2)]);
   });
 });

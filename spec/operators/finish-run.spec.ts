@@ -1,9 +1,10 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import { AguiError } from "../../lib/errors.js";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { finishRun } from "../../operators/finish-run.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const options = { threadId: "th", runId: "r1", describe: (error: AguiError) => `message for ${error.code}` };
 const usage = [{ provider: "p", inputTokens: 1 }];
@@ -11,16 +12,17 @@ const usage = [{ provider: "p", inputTokens: 1 }];
 describe("finishRun", () => {
   it("finishes a successful run with its usage and drops signals nobody projected", () => {
     const event: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
-    marbles().run(({ cold, expectObservable }) => {
-      const items = cold<RunItem>("abc", {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold<RunItem>("abc|", {
         a: event,
         b: { kind: "task-state", state: "working" },
         c: { kind: "run-end", error: undefined, kernelSettled: true, usage },
       });
-      expectObservable(items.pipe(finishRun(options))).toBe("a-f", {
+      expectObservable(items.pipe(finishRun(options))).toBe("a-f|", {
         a: event,
         f: { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "success" }, usage },
       });
+      expectSubscriptions(items.subscriptions).toBe("^--!");
     });
   });
 
@@ -31,5 +33,31 @@ describe("finishRun", () => {
         e: { type: EventType.RUN_ERROR, code: "CANCELLED", message: "message for CANCELLED" },
       });
     });
+  });
+});
+
+describe("finishRun and its subscription", () => {
+  const step: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
+  const working: RunItem = { kind: "task-state", state: "working" };
+  const end: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
+  const finished = { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "success" } };
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a-b-c|", { a: step, b: working, c: end });
+      expectObservable(items.pipe(inChain(finishRun(options))), "^-!").toBe("a", { a: step });
+      expectSubscriptions(items.subscriptions).toBe("^-!");
+    });
+  });
+
+  it("finishes a synchronous source, and stops it when the subscriber leaves", () => {
+    const whole = synchronousSource([step, working, end]);
+    const seen: unknown[] = [];
+    whole.source.pipe(finishRun(options)).subscribe((event) => seen.push(event));
+    expect(seen).toEqual([step, finished]);
+
+    const { source, sent } = synchronousSource([step, working, step, end]);
+    source.pipe(finishRun(options), take(1)).subscribe();
+    expect(sent).toEqual([step]);
   });
 });

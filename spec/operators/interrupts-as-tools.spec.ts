@@ -1,8 +1,9 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { interruptsAsTools } from "../../operators/interrupts-as-tools.js";
 import { expectValidRun } from "../support/agui.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const interrupt = {
   id: "perm-1",
@@ -40,8 +41,40 @@ describe("interruptsAsTools", () => {
 
   it("leaves a successful end alone", () => {
     const done: AGUIEvent = { type: EventType.RUN_FINISHED, threadId: "t", runId: "r", outcome: { type: "success" } };
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a", { a: done }).pipe(interruptsAsTools())).toBe("a", { a: done });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const events = cold("a|", { a: done });
+      expectObservable(events.pipe(interruptsAsTools())).toBe("a|", { a: done });
+      expectSubscriptions(events.subscriptions).toBe("^!");
     });
+  });
+});
+
+describe("interruptsAsTools and its subscription", () => {
+  const started: AGUIEvent = { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+  const step: AGUIEvent = { type: EventType.STEP_STARTED, stepName: "s" };
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const events = cold("a-b-c|", { a: started, b: step, c: paused });
+      expectObservable(events.pipe(inChain(interruptsAsTools())), "^-!").toBe("a", { a: started });
+      expectSubscriptions(events.subscriptions).toBe("^-!");
+    });
+  });
+
+  it("reads a synchronous source, and stops it when the subscriber leaves in the middle of an interrupt's tool call", () => {
+    const whole = synchronousSource([started, paused]);
+    const seen: AGUIEvent[] = [];
+    whole.source.pipe(interruptsAsTools()).subscribe((event) => seen.push(event));
+    expect(seen.map((event) => event.type)).toEqual([
+      EventType.RUN_STARTED,
+      EventType.TOOL_CALL_START,
+      EventType.TOOL_CALL_ARGS,
+      EventType.TOOL_CALL_END,
+      EventType.RUN_FINISHED,
+    ]);
+
+    const { source, sent } = synchronousSource([started, paused, step, step]);
+    source.pipe(interruptsAsTools(), take(2)).subscribe();
+    expect(sent).toEqual([started, paused]);
   });
 });
