@@ -4,24 +4,45 @@
  * characters that would move a terminal's cursor, retitle a window or hide
  * text when a client prints them. Escape sequences (CSI, OSC, and other
  * ESC-introduced ones) are removed; any other control character but tab and
- * newline becomes U+FFFD, so nothing vanishes silently. The run's own ids
- * (thread, run) are the client's and pass unchanged.
+ * newline becomes U+FFFD, so nothing vanishes silently. So do the
+ * bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069), which reorder what a reader sees ("Trojan Source"); the
+ * marks (LRM, RLM, ALM) stay, since right-to-left text needs them and they
+ * reorder nothing. Tool arguments are JSON text, where a control character
+ * travels as an escape (`\u001b`) that the client's JSON.parse turns back
+ * into the raw character: there such escapes become `\ufffd`. The run's own
+ * ids (thread, run) are the client's and pass unchanged.
  *
  *   "\x1b[31mred\x1b[0m\x07" → "red\uFFFD"
+ *   '{"a":"\\u001b[2J"}'    → '{"a":"\\ufffd[2J"}'   (TOOL_CALL_ARGS delta)
  */
-import type { AGUIEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { map, type OperatorFunction } from "rxjs";
 
 // OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
 const ESCAPE_SEQUENCE =
   /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x9d[^\x07\x1b\x9c]*(?:\x07|\x9c)?|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?/g;
-const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+/** One escape of JSON text: `\uXXXX`, or a backslash and the character it escapes (so `\\` is read as a pair). */
+const JSON_ESCAPE = /\\(?:u([0-9a-fA-F]{4})|([^u]))/g;
+/** The short escapes of control characters (tab and newline stay, as in text). */
+const CONTROL_SHORT_ESCAPES = new Set(["b", "f", "r"]);
 const KEPT_AS_SENT = new Set(["threadId", "runId", "parentRunId"]);
 
 export function neutralizeText(text: string): string {
   if (!ANY_CONTROL.test(text)) return text;
   return text.replace(ESCAPE_SEQUENCE, "").replace(CONTROL, "\uFFFD");
+}
+
+/** JSON text (or a piece of it) whose escapes can spell no control character once parsed. */
+export function neutralizeJsonText(text: string): string {
+  const raw = neutralizeText(text);
+  if (!raw.includes("\\")) return raw;
+  return raw.replace(JSON_ESCAPE, (escape, hex: string | undefined, short: string | undefined) => {
+    const spelled = hex === undefined ? CONTROL_SHORT_ESCAPES.has(short!) : ANY_CONTROL.test(String.fromCharCode(parseInt(hex, 16)));
+    return spelled ? "\\ufffd" : escape;
+  });
 }
 
 /** The value with every string neutralized; the same object when nothing changed, so clean events cost no copy. */
@@ -50,5 +71,10 @@ function neutralize(value: unknown): unknown {
 }
 
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return map((event) => neutralize(event) as AGUIEvent);
+  return map((event) => {
+    const clean = neutralize(event) as AGUIEvent;
+    if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
+    const delta = neutralizeJsonText(clean.delta);
+    return delta === clean.delta ? clean : { ...clean, delta };
+  });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { neutralizeTerminalControls, neutralizeText } from "../../operators/neutralize-terminal-controls.js";
+import { neutralizeJsonText, neutralizeTerminalControls, neutralizeText } from "../../operators/neutralize-terminal-controls.js";
 import { marbles } from "../support/marbles.js";
 
 describe("neutralizeText", () => {
@@ -47,5 +47,37 @@ describe("neutralizeTerminalControls", () => {
     });
     expect(out[0]).toBe(clean);
     expect(out[1]).toBe(started);
+  });
+});
+
+describe("bidirectional controls and tool arguments", () => {
+  it.each([
+    ["file\u202etxt.exe", "file\uFFFDtxt.exe"],
+    ["isolate \u2066x\u2069", "isolate \uFFFDx\uFFFD"],
+    ["marks stay: \u200f\u200e\u061c", "marks stay: \u200f\u200e\u061c"],
+  ])("neutralizeText neutralizes the embeddings, overrides and isolates of %j", (raw, expected) => {
+    expect(neutralizeText(raw)).toBe(expected);
+  });
+
+  it.each([
+    [String.raw`{"c":"\u001b[2J"}`, String.raw`{"c":"\ufffd[2J"}`],
+    [String.raw`{"c":"\u202Etxt"}`, String.raw`{"c":"\ufffdtxt"}`],
+    [String.raw`{"c":"a\bb\rc\fd"}`, String.raw`{"c":"a\ufffdb\ufffdc\ufffdd"}`],
+    [String.raw`{"c":"tab\t nl\n quote\" slash\\u001b"}`, String.raw`{"c":"tab\t nl\n quote\" slash\\u001b"}`],
+    [String.raw`{"c":"\u00e9\u4e2d"}`, String.raw`{"c":"\u00e9\u4e2d"}`],
+  ])("neutralizeJsonText makes %s parse to no control character", (json, expected) => {
+    expect(neutralizeJsonText(json)).toBe(expected);
+    expect(JSON.parse(neutralizeJsonText(json))).toEqual(JSON.parse(expected));
+  });
+
+  it("cleans the JSON escapes of TOOL_CALL_ARGS deltas, and leaves clean deltas as the same objects", () => {
+    const dirty: AGUIEvent = { type: EventType.TOOL_CALL_ARGS, toolCallId: "t", delta: String.raw`{"command":"\u001b]0;x\u0007"}` };
+    const clean: AGUIEvent = { type: EventType.TOOL_CALL_ARGS, toolCallId: "t", delta: String.raw`{"path":"C:\\dir"}` };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("ab", { a: dirty, b: clean }).pipe(neutralizeTerminalControls())).toBe("ab", {
+        a: { ...dirty, delta: String.raw`{"command":"\ufffd]0;x\ufffd"}` },
+        b: clean,
+      });
+    });
   });
 });
