@@ -6,6 +6,8 @@
  */
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
+import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
 
 export interface Config {
@@ -35,6 +37,11 @@ export interface Config {
   bodyTimeoutS: number;
   /** Connections held at once; further ones are closed as they arrive. */
   maxConnections: number;
+  // What the kernel may send (see `a2a/limits.ts`): past either, the run ends with A2A_PROTOCOL_ERROR.
+  /** One SSE record of a kernel stream, in bytes. */
+  maxKernelRecordBytes: number;
+  /** A non-SSE (JSON) answer of the kernel, in bytes. */
+  maxKernelResponseBytes: number;
 }
 
 const SETTINGS = {
@@ -54,6 +61,8 @@ const SETTINGS = {
   allowedOrigins: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
   bodyTimeoutS: "IAC_CODE_AGUI_BODY_TIMEOUT_S",
   maxConnections: "IAC_CODE_AGUI_MAX_CONNECTIONS",
+  maxKernelRecordBytes: "IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES",
+  maxKernelResponseBytes: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -107,9 +116,7 @@ export function configHome(env: NodeJS.ProcessEnv): string {
   return path.join(os.homedir(), ".config");
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-/** R-CON-2: the kernel must be on this machine; a remote URL is refused at start. */
+/** R-CON-2: the kernel must be on this machine; a remote URL is refused at start (and every request checks again, see `a2a/loopback.ts`). */
 export function checkLoopbackUrl(raw: string): string {
   let url: URL;
   try {
@@ -121,7 +128,7 @@ export function checkLoopbackUrl(raw: string): string {
     throw new ConfigError(`IAC_CODE_AGUI_A2A_URL must be http(s), got "${url.protocol}".`);
   }
   const host = url.hostname;
-  if (!LOOPBACK_HOSTS.has(host) && !/^127(\.\d{1,3}){3}$/.test(host)) {
+  if (!isLoopbackHost(host)) {
     throw new ConfigError(
       `IAC_CODE_AGUI_A2A_URL must point at a loopback address (127.0.0.0/8, ::1 or localhost); "${host}" is not one. ` +
         "The adapter forwards credentials to the kernel, so it only talks to a kernel on this machine.",
@@ -196,5 +203,12 @@ export function loadConfig(
     allowedOrigins: list(SETTINGS.allowedOrigins, read("allowedOrigins"), originOf, "an origin such as https://app.example:8443"),
     bodyTimeoutS: integer(SETTINGS.bodyTimeoutS, read("bodyTimeoutS"), 30, 1),
     maxConnections: integer(SETTINGS.maxConnections, read("maxConnections"), 1024, 1),
+    maxKernelRecordBytes: integer(SETTINGS.maxKernelRecordBytes, read("maxKernelRecordBytes"), DEFAULT_MAX_KERNEL_RECORD_BYTES, 64 * 1024),
+    maxKernelResponseBytes: integer(
+      SETTINGS.maxKernelResponseBytes,
+      read("maxKernelResponseBytes"),
+      DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
+      1024,
+    ),
   };
 }

@@ -61,10 +61,19 @@ export interface ServiceOptions {
 export async function startService(config: Config, { log = () => {}, store, now, sse }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
-  const a2a = recordingClient(new A2AClient({ url: kernelUrl, ...(config.a2aToken ? { token: config.a2aToken } : {}) }), config.recordDir, {
-    log,
-    secrets: [config.a2aToken, config.authToken],
-  });
+  const a2a = recordingClient(
+    new A2AClient({
+      url: kernelUrl,
+      ...(config.a2aToken ? { token: config.a2aToken } : {}),
+      maxRecordBytes: config.maxKernelRecordBytes,
+      maxResponseBytes: config.maxKernelResponseBytes,
+    }),
+    config.recordDir,
+    {
+      log,
+      secrets: [config.a2aToken, config.authToken],
+    },
+  );
   const runs = new RunRegistry(now);
   const app = createApp({
     config,

@@ -2,6 +2,7 @@
  * The kernel's SSE body as eventsource-client reads it: see `readBody`.
  */
 import type { Readable } from "node:stream";
+import { protocolError } from "./rpc-errors.js";
 
 /** The slice of a web `ReadableStream` that eventsource-client reads: `getReader().read()` in a loop. */
 export interface BodyReader {
@@ -92,4 +93,62 @@ export function readBody(body: Readable, onCut: (error: unknown) => void): { get
     },
   };
   return { getReader: () => reader };
+}
+
+/**
+ * Bounds one SSE record of `body` to `maxBytes`: eventsource-client keeps
+ * an unfinished record in memory however long it grows, so once more than
+ * `maxBytes` of one record have arrived, `onTooLarge` gets an
+ * A2A_PROTOCOL_ERROR and the body is destroyed (which `readBody` then ends
+ * as a cut). Only records that span chunks are measured: one that starts
+ * and ends within a chunk is smaller than the chunk (at most 64 KiB, what a
+ * socket read yields), and the limit is no less than that.
+ *
+ * A record ends at a blank line, two line ends in a row: every such pair,
+ * whatever mix of CR, LF and CRLF, holds `\n\n`, `\n\r` or `\r\r`, or has
+ * them across two chunks.
+ */
+export function limitRecordBytes(body: Readable, maxBytes: number, onTooLarge: (error: unknown) => void): void {
+  // Bytes of the record still open at the end of the last chunk, and that chunk's last byte.
+  let open = 0;
+  let previous = -1;
+  body.on("data", (chunk: Buffer) => {
+    if (chunk.length === 0) return;
+    const first = recordEnd(chunk, previous, "first");
+    // The record that was open, with what of it this chunk holds (all of it, when it ends here).
+    const held = open + (first < 0 ? chunk.length : first);
+    open = first < 0 ? held : chunk.length - recordEnd(chunk, previous, "last");
+    previous = chunk[chunk.length - 1]!;
+    if (held <= maxBytes && open <= maxBytes) return;
+    onTooLarge(protocolError(new Error(`an SSE record of the kernel passed ${maxBytes} bytes`)));
+    body.destroy();
+  });
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const BLANK_LF = Buffer.from("\n\n");
+const CR_PAIRS = [Buffer.from("\n\r"), Buffer.from("\r\r")];
+
+/**
+ * Where the first or last record ending in `chunk` ends (the index after
+ * its blank line; a CRLF's LF may fall just after), or -1. `previous` is
+ * the byte before the chunk.
+ */
+function recordEnd(chunk: Buffer, previous: number, which: "first" | "last"): number {
+  const find = (pair: Buffer) => (which === "first" ? chunk.indexOf(pair) : chunk.lastIndexOf(pair));
+  const better = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : which === "first" ? Math.min(a, b) : Math.max(a, b));
+  const lf = find(BLANK_LF);
+  let end = lf < 0 ? -1 : lf + 2;
+  // CRs are rare (the SDK writes LF only): the other pairs are looked for only when a CR could hold a better one.
+  const cr = which === "first" ? chunk.indexOf(CR) : chunk.indexOf(CR, Math.max(end, 0));
+  if (cr >= 0 && (which === "last" || end < 0 || cr < end)) {
+    for (const pair of CR_PAIRS) {
+      const at = find(pair);
+      if (at >= 0) end = better(end, at + 2);
+    }
+  }
+  const head = chunk[0]!;
+  const acrossEdge = (previous === LF && (head === LF || head === CR)) || (previous === CR && head === CR);
+  return acrossEdge && (which === "first" || end < 0) ? 1 : end;
 }

@@ -6,8 +6,11 @@
 import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import type { EventSourceMessage } from "eventsource-client";
-import fetch, { type RequestInit } from "node-fetch";
+import type { RequestInit } from "node-fetch";
 import { defer, map, type Observable } from "rxjs";
+import { AguiError } from "../errors.js";
+import { kernelFetch, readAnswer } from "./kernel-fetch.js";
+import { DEFAULT_KERNEL_REQUEST_TIMEOUT_MS, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./limits.js";
 import { parseJson, resultOf, resultOfHttp, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import { postSse } from "./sse-stream.js";
 
@@ -18,8 +21,12 @@ export interface A2AClientOptions {
   url: string;
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
-  /** Unary calls, and a stream until its response has started. */
+  /** Unary calls, and a stream until its response has started. Default `DEFAULT_KERNEL_REQUEST_TIMEOUT_MS`. */
   requestTimeoutMs?: number;
+  /** One SSE record of a stream, in bytes; past it the stream fails with A2A_PROTOCOL_ERROR. */
+  maxRecordBytes?: number;
+  /** A non-SSE (JSON) answer, in bytes; past it the call fails with A2A_PROTOCOL_ERROR. */
+  maxResponseBytes?: number;
 }
 
 export class A2AClient {
@@ -27,11 +34,15 @@ export class A2AClient {
   // A private field, so that inspecting or logging the client never shows it.
   readonly #token: string | undefined;
   readonly #timeoutMs: number;
+  readonly #maxRecordBytes: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: A2AClientOptions) {
     this.#url = options.url;
     this.#token = options.token;
-    this.#timeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_MS;
+    this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_KERNEL_RECORD_BYTES;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_KERNEL_RESPONSE_BYTES;
   }
 
   /** SendStreamingMessage: each SSE `data:` frame's `result`, in order; completes when the kernel closes the stream. */
@@ -82,6 +93,8 @@ export class A2AClient {
         headers: this.#headers("text/event-stream"),
         body: envelope(method, params),
         connectTimeoutMs: this.#timeoutMs,
+        maxRecordBytes: this.#maxRecordBytes,
+        maxResponseBytes: this.#maxResponseBytes,
       }),
     ).pipe(map(resultOfRecord));
   }
@@ -95,13 +108,13 @@ export class A2AClient {
     return resultOfHttp(status, text);
   }
 
-  /** One request, body included, within the timeout; failing to get an answer is A2A_UNAVAILABLE. */
+  /** One request, body included, within the timeout; failing to get an answer is A2A_UNAVAILABLE (kernelFetch says what else fails). */
   async #fetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
     try {
-      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) });
-      return { status: response.status, text: await response.text() };
+      const response = await kernelFetch(url, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) }, this.#maxResponseBytes);
+      return { status: response.status, text: await readAnswer(response) };
     } catch (error) {
-      throw unavailable(error);
+      throw error instanceof AguiError ? error : unavailable(error);
     }
   }
 

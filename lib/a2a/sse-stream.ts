@@ -9,14 +9,15 @@
  *   POST → 200 text/event-stream, records a b, body ends   --a--b--|
  *   POST → JSON (any status), or fetch fails, or times out  --#  (AguiError)
  *   body cut by the transport (chunked body without end)   --a--#  (A2A_UNAVAILABLE)
+ *   a record grows past maxRecordBytes                     --a--#  (A2A_PROTOCOL_ERROR)
  *   unsubscribe                                            the fetch is aborted
  */
 import type { Readable } from "node:stream";
 import { Observable } from "rxjs";
 import { createEventSource, type EventSourceMessage, type FetchLike, type FetchLikeInit } from "eventsource-client";
-import fetch from "node-fetch";
 import { AguiError } from "../errors.js";
-import { readBody } from "./body-reader.js";
+import { limitRecordBytes, readBody } from "./body-reader.js";
+import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
 
 export interface SsePost {
@@ -25,12 +26,23 @@ export interface SsePost {
   body: string;
   /** Until the response headers (or a JSON error body) have arrived. */
   connectTimeoutMs: number;
+  /** One SSE record, in bytes; a longer one fails the stream with A2A_PROTOCOL_ERROR (see limitRecordBytes). */
+  maxRecordBytes: number;
+  /** A JSON answer instead of the stream, in bytes (see kernelFetch). */
+  maxResponseBytes: number;
 }
 
 /** Records of the stream in order; completes when the server ends the body. Each subscription is one POST. */
-export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Observable<EventSourceMessage> {
+export function postSse({
+  url,
+  headers,
+  body,
+  connectTimeoutMs,
+  maxRecordBytes,
+  maxResponseBytes,
+}: SsePost): Observable<EventSourceMessage> {
   return new Observable<EventSourceMessage>((subscriber) => {
-    // Why the body ended early, if the transport cut it (see readBody).
+    // Why the body ended early, if the transport cut it (see readBody) or a record grew too large; the first cause is kept.
     let cut: unknown;
 
     const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
@@ -42,14 +54,15 @@ export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Obse
       closed.addEventListener("abort", abort, { once: true });
       const timer = setTimeout(abort, connectTimeoutMs);
       try {
-        const response = await fetch(input, { ...fetchInit(init), signal: attempt.signal });
+        const response = await kernelFetch(String(input), { ...fetchInit(init), signal: attempt.signal }, maxResponseBytes);
         if (!response.headers.get("content-type")?.startsWith("text/event-stream") || !response.ok) {
-          resultOfHttp(response.status, await response.text());
+          resultOfHttp(response.status, await readAnswer(response));
           throw protocolError(new Error("a streaming call was answered with a JSON result"));
         }
+        if (response.body) limitRecordBytes(response.body as Readable, maxRecordBytes, (error) => (cut ??= error));
         return {
           // Anything with getReader() passes for a web stream there (its getStream); the type names the whole interface.
-          body: response.body && (readBody(response.body as Readable, (error) => (cut = error)) as unknown as ReadableStream<Uint8Array>),
+          body: response.body && (readBody(response.body as Readable, (error) => (cut ??= error)) as unknown as ReadableStream<Uint8Array>),
           url: response.url,
           status: response.status,
           redirected: response.redirected,
@@ -95,7 +108,7 @@ export function postSse({ url, headers, body, connectTimeoutMs }: SsePost): Obse
   });
 }
 
-/** eventsource-client's request options, narrowed to what node-fetch takes. */
+/** eventsource-client's request options, narrowed to what node-fetch takes; kernelFetch decides on redirects. */
 function fetchInit(init: FetchLikeInit | undefined) {
-  return { method: init?.method, headers: init?.headers, body: init?.body, redirect: init?.redirect };
+  return { method: init?.method, headers: init?.headers, body: init?.body };
 }

@@ -3,11 +3,13 @@
  * the run it serves ends with RUN_ERROR and its task is cancelled, while the
  * process and every other run go on (issue 11, the A2A edge).
  */
+import type { ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AGUIEvent } from "@ag-ui/core";
 import fc from "fast-check";
 import { config as rxjsConfig } from "rxjs";
 import { MAX_KERNEL_JSON_DEPTH, parseJson } from "../../lib/a2a/rpc-errors.js";
+import { loadConfig, type Config } from "../../lib/config.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { startHostileKernel, type HostileKernel } from "../support/hostile-kernel.js";
@@ -64,6 +66,9 @@ describe("parseJson, which reads every kernel answer", () => {
   });
 });
 
+/** The test config, with the documented default of any setting it does not name yet (settings are being added). */
+const serviceConfig = (overrides: Partial<Config>): Config => ({ ...loadConfig([], {}), ...testConfig(overrides) });
+
 const errorCodeOf = (events: AGUIEvent[]) => (events.at(-1) as { code?: string } | undefined)?.code;
 
 describe("a hostile kernel, through the service", () => {
@@ -75,7 +80,7 @@ describe("a hostile kernel, through the service", () => {
   beforeAll(async () => {
     rxjsConfig.onUnhandledError = (error) => unhandled.push(error);
     kernel = await startHostileKernel();
-    service = await startService(testConfig({ a2aUrl: kernel.url }));
+    service = await startService(serviceConfig({ a2aUrl: kernel.url }));
   });
   afterAll(async () => {
     rxjsConfig.onUnhandledError = null;
@@ -166,5 +171,111 @@ describe("a hostile kernel, through the service", () => {
         { numRuns: 25 },
       );
     });
+  });
+});
+
+/**
+ * Writes `prefix`, then `x`s in 64 KiB chunks as fast as the socket takes
+ * them, until the service closes the connection or `limit` bytes are out
+ * (then `suffix`, and the end). Resolves with the bytes written.
+ */
+function pour(res: ServerResponse, prefix: string, limit: number, suffix = ""): Promise<number> {
+  const chunk = "x".repeat(64 * 1024);
+  let written = 0;
+  const write = (text: string) => {
+    written += Buffer.byteLength(text);
+    return res.write(text);
+  };
+  return new Promise((resolve) => {
+    res.once("close", () => resolve(written));
+    const pump = () => {
+      while (!res.destroyed && written < limit) if (!write(chunk)) return void res.once("drain", pump);
+      if (!res.destroyed) res.end(suffix, () => resolve(written));
+    };
+    write(prefix);
+    pump();
+  });
+}
+
+const MiB = 1024 * 1024;
+
+describe("what a kernel may send, through the service", () => {
+  const CAP = MiB;
+  // What the kernel may have written past the cap when the service hangs up: the socket buffers of both ends.
+  const SLACK = 16 * MiB;
+  const ENDLESS = 64 * MiB;
+  let kernel: HostileKernel;
+  let service: RunningService;
+
+  beforeAll(async () => {
+    kernel = await startHostileKernel();
+    service = await startService(serviceConfig({ a2aUrl: kernel.url, maxKernelRecordBytes: CAP, maxKernelResponseBytes: CAP }));
+  });
+  afterAll(async () => {
+    await service.close();
+    await kernel.close();
+  });
+
+  it("ends a run whose SSE record never ends with A2A_PROTOCOL_ERROR once it passes IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES, and cancels its task", async () => {
+    let taskId = "";
+    let poured: Promise<number> = Promise.resolve(0);
+    kernel.script("endless record", ({ startSse, res, opening, taskId: id, contextId }) => {
+      taskId = id;
+      startSse();
+      const statusPrefix = `data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"${id}","contextId":"${contextId}","status":{"state":"TASK_STATE_WORKING"}},"padding":"`;
+      poured = pour(res, opening() + statusPrefix, ENDLESS, '"}}\n\n');
+    });
+    const { events } = await postRun(service.url, runInput("endless record"));
+    await expectValidRun(events);
+    expect(errorCodeOf(events)).toBe("A2A_PROTOCOL_ERROR");
+    await waitFor(() => kernel.calls("CancelTask").some((call) => call.params.id === taskId));
+    expect(await poured).toBeLessThan(CAP + SLACK);
+  });
+
+  it("takes records up to the limit, however they are split into chunks", async () => {
+    kernel.script("big records", ({ startSse, res, opening, record, taskId: id, contextId }) => {
+      startSse();
+      const text = (n: number) => ({ messageId: `${id}-m`, role: "ROLE_AGENT", parts: [{ text: String(n).repeat(CAP / 2) }] });
+      const body =
+        opening() +
+        record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING", message: text(1) } } }) +
+        record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING", message: text(2) } } }) +
+        record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_COMPLETED" } } });
+      // Odd-sized pieces, so record ends fall inside chunks and across their edges.
+      for (let at = 0; at < body.length; at += 65_537) res.write(body.slice(at, at + 65_537));
+      res.end();
+    });
+    const { events } = await postRun(service.url, runInput("big records"));
+    await expectValidRun(events);
+    expect(events.at(-1)?.type).toBe("RUN_FINISHED");
+  });
+
+  it("ends a run whose kernel answers with an endless JSON body with A2A_PROTOCOL_ERROR once it passes IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES, and cancels its task", async () => {
+    let poured: Promise<number> = Promise.resolve(0);
+    let contextId = "";
+    kernel.script("endless json", ({ res, taskId, contextId: context }) => {
+      contextId = context;
+      res.writeHead(200, { "Content-Type": "application/json" });
+      const prefix = `{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"${taskId}","contextId":"${context}","status":{"state":"TASK_STATE_WORKING"}},"padding":"`;
+      poured = pour(res, prefix, ENDLESS, '"}}');
+    });
+    // The run never learned its task: the service looks it up in the thread's context.
+    kernel.answer("ListTasks", (request, res) => {
+      if (request.params.contextId !== contextId) return false;
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: request.id,
+          result: { tasks: [{ id: "listed-task", contextId, status: { state: "TASK_STATE_WORKING" } }], nextPageToken: "" },
+        }),
+      );
+      return true;
+    });
+    const { events } = await postRun(service.url, runInput("endless json"));
+    await expectValidRun(events);
+    expect(errorCodeOf(events)).toBe("A2A_PROTOCOL_ERROR");
+    await waitFor(() => kernel.calls("CancelTask").some((call) => call.params.id === "listed-task"));
+    expect(await poured).toBeLessThan(CAP + SLACK);
   });
 });

@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
+import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "../../lib/a2a/limits.js";
 import { ConfigError, DEFAULT_INTERRUPT_TTL_S, checkLoopbackUrl, flagName, loadConfig } from "../../lib/config.js";
 
 describe("loadConfig", () => {
@@ -23,6 +24,8 @@ describe("loadConfig", () => {
       allowedOrigins: [],
       bodyTimeoutS: 30,
       maxConnections: 1024,
+      maxKernelRecordBytes: DEFAULT_MAX_KERNEL_RECORD_BYTES,
+      maxKernelResponseBytes: DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
     });
   });
 
@@ -48,6 +51,8 @@ describe("loadConfig", () => {
       IAC_CODE_AGUI_ALLOWED_ORIGINS: "https://app.example, http://localhost:3000/",
       IAC_CODE_AGUI_BODY_TIMEOUT_S: "10",
       IAC_CODE_AGUI_MAX_CONNECTIONS: "64",
+      IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES: "65536",
+      IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES: "131072",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -66,6 +71,8 @@ describe("loadConfig", () => {
       allowedOrigins: ["https://app.example", "http://localhost:3000"],
       bodyTimeoutS: 10,
       maxConnections: 64,
+      maxKernelRecordBytes: 65_536,
+      maxKernelResponseBytes: 131_072,
     });
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { PipelineEnvelope, RunItem } from "../../lib/model/kernel-signal.js";
 import { PIPELINE_EVENT, projectPipelineEvents } from "../../operators/project-pipeline-events.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const snapshotOf = (snapshot: Record<string, unknown>): RunItem => ({ kind: "pipeline-snapshot", snapshot });
 const signal = (envelope: PipelineEnvelope, recovered = false): RunItem => ({ kind: "pipeline-event", envelope, recovered });
@@ -286,8 +287,35 @@ describe("projectPipelineEvents", () => {
   it("passes everything else through in order", () => {
     const text: RunItem = { kind: "text", messageId: "m", text: "hi", source: "delta" };
     const end: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("ab", { a: text, b: end }).pipe(project())).toBe("ab", { a: text, b: end });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("ab|", { a: text, b: end });
+      expectObservable(signals.pipe(project())).toBe("ab|", { a: text, b: end });
+      expectSubscriptions(signals.subscriptions).toBe("^-!");
     });
+  });
+});
+
+describe("projectPipelineEvents and its subscription", () => {
+  const envelope = { eventType: "text_delta", scope: "step", step: plan, data: { text: "Planning" } };
+  const text = textIn("pipeline-message:pipeline-th:step:step-plan-1", "Planning");
+  const other: RunItem = { kind: "task-state", state: "working" };
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a-b-c|", { a: signal(envelope), b: other, c: signal(envelope) });
+      expectObservable(signals.pipe(inChain(project())), "^--!").toBe("a-b", { a: text, b: other });
+      expectSubscriptions(signals.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("projects a synchronous source, and stops it when the subscriber leaves", () => {
+    const whole = synchronousSource([signal(envelope), other]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(project()).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([text, other]);
+
+    const { source, sent } = synchronousSource([signal(envelope), other, signal(envelope)]);
+    source.pipe(project(), take(1)).subscribe();
+    expect(sent).toEqual([signal(envelope)]);
   });
 });

@@ -1,8 +1,9 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { projectReasoning } from "../../operators/project-reasoning.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const thought = (text: string): RunItem => ({ kind: "reasoning", text });
 const textStart = (messageId: string): RunItem => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
@@ -45,8 +46,10 @@ describe("projectReasoning", () => {
   it("lets other items through untouched", () => {
     const other: RunItem = { kind: "task-state", state: "working" };
     const step: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("ab", { a: other, b: step }).pipe(projectReasoning({ runId: "r1" }))).toBe("ab", { a: other, b: step });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("ab|", { a: other, b: step });
+      expectObservable(items.pipe(projectReasoning({ runId: "r1" }))).toBe("ab|", { a: other, b: step });
+      expectSubscriptions(items.subscriptions).toBe("^-!");
     });
   });
 });
@@ -65,5 +68,31 @@ describe("projectReasoning with pipeline thinking", () => {
         C: content("reasoning-pm:c2", "B"),
       });
     });
+  });
+});
+
+describe("projectReasoning and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const items = cold("a----b----t|", { a: thought("Let me"), b: thought(" think"), t: textStart("m1") });
+      expectObservable(items.pipe(inChain(projectReasoning({ runId: "r1" }))), "^------!").toBe("(smc)d", {
+        ...opened("reasoning-r1"),
+        c: content("reasoning-r1", "Let me"),
+        d: content("reasoning-r1", " think"),
+      });
+      expectSubscriptions(items.subscriptions).toBe("^------!");
+    });
+  });
+
+  it("reads a synchronous source, and stops it when the subscriber leaves in the middle of opening a span", () => {
+    const whole = synchronousSource([thought("hmm"), textStart("m1")]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(projectReasoning({ runId: "r1" })).subscribe((item) => seen.push(item));
+    const span = opened("reasoning-r1");
+    expect(seen).toEqual([span.s, span.m, content("reasoning-r1", "hmm"), span.e, span.f, textStart("m1")]);
+
+    const { source, sent } = synchronousSource([thought("a"), thought("b"), textStart("m1")]);
+    source.pipe(projectReasoning({ runId: "r1" }), take(2)).subscribe();
+    expect(sent).toEqual([thought("a")]);
   });
 });

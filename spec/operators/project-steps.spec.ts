@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
-import { from, lastValueFrom, toArray } from "rxjs";
+import { from, lastValueFrom, take, toArray } from "rxjs";
 import { closeSpans } from "../../operators/close-spans.js";
 import { isSignal, type PipelineEnvelope, type RunItem, type SignalOf } from "../../lib/model/kernel-signal.js";
 import { projectPipelineEvents } from "../../operators/project-pipeline-events.js";
 import { projectSteps } from "../../operators/project-steps.js";
 import { expectValidRun } from "../support/agui.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const step = (phase: "started" | "finished", key: string): RunItem => ({
   kind: "step",
@@ -80,10 +80,11 @@ describe("projectSteps", () => {
 
   it("starts every subscription from durableOpen", () => {
     const operator = projectSteps({ durableOpen: ["step:plan"] });
-    marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("a---e", { a: step("finished", "step:plan"), e: end });
-      expectObservable(signals.pipe(operator)).toBe("(ra)e", { r: started("plan"), a: finished("plan"), e: endWith([]) });
-      expectObservable(signals.pipe(operator)).toBe("(ra)e", { r: started("plan"), a: finished("plan"), e: endWith([]) });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a---e|", { a: step("finished", "step:plan"), e: end });
+      expectObservable(signals.pipe(operator)).toBe("(ra)e|", { r: started("plan"), a: finished("plan"), e: endWith([]) });
+      expectObservable(signals.pipe(operator)).toBe("(ra)e|", { r: started("plan"), a: finished("plan"), e: endWith([]) });
+      expectSubscriptions(signals.subscriptions).toBe(["^----!", "^----!"]);
     });
   });
 
@@ -148,5 +149,33 @@ describe("steps across an interrupt", () => {
       [EventType.STEP_FINISHED, "deploy"],
       [EventType.RUN_FINISHED, undefined],
     ]);
+  });
+});
+
+describe("projectSteps and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("---a-b-e|", { a: step("started", "step:plan"), b: step("finished", "step:plan"), e: end });
+      expectObservable(signals.pipe(inChain(projectSteps({ durableOpen: ["step:build"] }))), "^----!").toBe("r--a", {
+        r: started("build"),
+        a: started("plan"),
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^----!");
+    });
+  });
+
+  it("reads a synchronous source after the reopened steps, and does not subscribe to it when the subscriber leaves first", () => {
+    const whole = synchronousSource([step("finished", "step:plan"), end]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(projectSteps({ durableOpen: ["step:plan"] })).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([started("plan"), finished("plan"), endWith([])]);
+
+    const early = synchronousSource([step("started", "step:a"), end]);
+    early.source.pipe(projectSteps({ durableOpen: ["step:plan"] }), take(1)).subscribe();
+    expect(early.sent).toEqual([]);
+
+    const { source, sent } = synchronousSource([step("started", "step:a"), step("started", "step:b"), end]);
+    source.pipe(projectSteps({ durableOpen: [] }), take(1)).subscribe();
+    expect(sent).toEqual([step("started", "step:a")]);
   });
 });

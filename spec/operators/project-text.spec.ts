@@ -1,9 +1,10 @@
 import { describe, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
 import { expect } from "@jest/globals";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const delta = (text: string, messageId: string | null = "m1"): RunItem => ({
   kind: "text",
@@ -88,8 +89,10 @@ describe("projectText", () => {
   it("drops empty text and lets every other item through in order", () => {
     const other: RunItem = { kind: "task-state", state: "working" };
     const event: RunItem = { type: EventType.STEP_STARTED, stepName: "x" };
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("abc", { a: other, b: delta(""), c: event }).pipe(project())).toBe("a-c", { a: other, c: event });
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("abc|", { a: other, b: delta(""), c: event });
+      expectObservable(signals.pipe(project())).toBe("a-c|", { a: other, c: event });
+      expectSubscriptions(signals.subscriptions).toBe("^--!");
     });
   });
 
@@ -181,5 +184,30 @@ describe("projectText with pipeline text", () => {
         c: content("pm:c1", "Known text"),
       });
     });
+  });
+});
+
+describe("projectText and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a---b---c|", { a: delta("Hel"), b: delta("lo"), c: final("Hello") });
+      expectObservable(signals.pipe(inChain(project())), "^-----!").toBe("(sc)d", {
+        s: start("m1"),
+        c: content("m1", "Hel"),
+        d: content("m1", "lo"),
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^-----!");
+    });
+  });
+
+  it("reads a synchronous source, and stops it when the subscriber leaves in the middle of a message's opening", () => {
+    const whole = synchronousSource([delta("Hel"), delta("lo"), final("Hello")]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(project()).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([start("m1"), content("m1", "Hel"), content("m1", "lo"), end("m1")]);
+
+    const { source, sent } = synchronousSource([delta("Hel"), delta("lo"), final("Hello")]);
+    source.pipe(project(), take(1)).subscribe();
+    expect(sent).toEqual([delta("Hel")]);
   });
 });

@@ -1,8 +1,9 @@
-import { describe, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import type { RunItem, ToolStatus } from "../../lib/model/kernel-signal.js";
 import { projectTools } from "../../operators/project-tools.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 const tool = (status: ToolStatus, extra: { input?: unknown; result?: unknown } = {}): RunItem => ({
   kind: "tool",
@@ -25,18 +26,19 @@ const result = (content: string, status: string) => ({
 
 describe("projectTools", () => {
   it("starts on started, sends key-sorted args and ends on input_complete, then one result", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("a---b---c", {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a---b---c|", {
         a: tool("started"),
         b: tool("input_complete", { input: { z: 1, a: { y: [2], b: "é" } } }),
         c: tool("completed", { result: "3 files" }),
       });
-      expectObservable(signals.pipe(projectTools())).toBe("s---(ge)r", {
+      expectObservable(signals.pipe(projectTools())).toBe("s---(ge)r|", {
         s: start,
         g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: '{"a":{"b":"é","y":[2]},"z":1}' },
         e: end,
         r: result("3 files", "completed"),
       });
+      expectSubscriptions(signals.subscriptions).toBe("^--------!");
     });
   });
 
@@ -82,5 +84,34 @@ describe("projectTools", () => {
         p: { type: EventType.CUSTOM, name: "iac-code.tool-progress.v1", value: { schemaVersion: 1, ...progress } },
       });
     });
+  });
+});
+
+describe("projectTools and its subscription", () => {
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const signals = cold("a---b---c|", {
+        a: tool("started"),
+        b: tool("input_complete", { input: {} }),
+        c: tool("completed", { result: "ok" }),
+      });
+      expectObservable(signals.pipe(inChain(projectTools())), "^-----!").toBe("s---(ge)", {
+        s: start,
+        g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: "{}" },
+        e: end,
+      });
+      expectSubscriptions(signals.subscriptions).toBe("^-----!");
+    });
+  });
+
+  it("reads a synchronous source, and stops it when the subscriber leaves in the middle of a call", () => {
+    const whole = synchronousSource([tool("started"), tool("completed", { result: "ok" })]);
+    const seen: RunItem[] = [];
+    whole.source.pipe(projectTools()).subscribe((item) => seen.push(item));
+    expect(seen).toEqual([start, end, result("ok", "completed")]);
+
+    const { source, sent } = synchronousSource([tool("input_complete", { input: {} }), tool("completed", { result: "ok" })]);
+    source.pipe(projectTools(), take(2)).subscribe();
+    expect(sent).toEqual([tool("input_complete", { input: {} })]);
   });
 });

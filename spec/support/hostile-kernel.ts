@@ -126,7 +126,8 @@ export async function startHostileKernel(options: { host?: string } = {}): Promi
         path: req.url ?? "",
       };
       requests.push(request);
-      if (answers.get(request.method)?.(request, res) ?? false) return;
+      const answer = answers.get(request.method);
+      if (answer && answer(request, res) !== false) return;
       if (request.method === "SendStreamingMessage" || request.method === "SubscribeToTask") return stream(request, res);
       unary(request, res);
     });

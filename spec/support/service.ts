@@ -40,6 +40,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     allowedOrigins: [],
     bodyTimeoutS: 30,
     maxConnections: 1024,
+    maxKernelRecordBytes: 16 * 1024 * 1024,
+    maxKernelResponseBytes: 16 * 1024 * 1024,
     ...overrides,
   };
 }
