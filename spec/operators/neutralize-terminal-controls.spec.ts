@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
+import { take } from "rxjs";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { neutralizeJsonText, neutralizeTerminalControls, neutralizeText } from "../../operators/neutralize-terminal-controls.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
 describe("neutralizeText", () => {
   it.each([
@@ -28,11 +29,13 @@ describe("neutralizeTerminalControls", () => {
       content: "\x1b[1mbold\x1b[22m",
       role: "tool",
     };
-    marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("ab", { a: dirty, b: result }).pipe(neutralizeTerminalControls())).toBe("ab", {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const events = cold("ab|", { a: dirty, b: result });
+      expectObservable(events.pipe(neutralizeTerminalControls())).toBe("ab|", {
         a: { ...dirty, value: { data: { lines: ["ok", "wiped"] } } },
         b: { ...result, content: "bold" },
       });
+      expectSubscriptions(events.subscriptions).toBe("^-!");
     });
   });
 
@@ -79,5 +82,29 @@ describe("bidirectional controls and tool arguments", () => {
         b: clean,
       });
     });
+  });
+});
+
+describe("neutralizeTerminalControls and its subscription", () => {
+  const dirty: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "\x1b[31mred" };
+  const clean: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "red" };
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const events = cold("a-b-c|", { a: dirty, b: clean, c: dirty });
+      expectObservable(events.pipe(inChain(neutralizeTerminalControls())), "^--!").toBe("a-b", { a: clean, b: clean });
+      expectSubscriptions(events.subscriptions).toBe("^--!");
+    });
+  });
+
+  it("cleans a synchronous source, and stops it when the subscriber leaves", () => {
+    const whole = synchronousSource([dirty, clean]);
+    const seen: AGUIEvent[] = [];
+    whole.source.pipe(neutralizeTerminalControls()).subscribe((event) => seen.push(event));
+    expect(seen).toEqual([clean, clean]);
+
+    const { source, sent } = synchronousSource([dirty, clean, dirty]);
+    source.pipe(neutralizeTerminalControls(), take(1)).subscribe();
+    expect(sent).toEqual([dirty]);
   });
 });
