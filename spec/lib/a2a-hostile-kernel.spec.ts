@@ -235,11 +235,16 @@ describe("what a kernel may send, through the service", () => {
   it("takes records up to the limit, however they are split into chunks", async () => {
     kernel.script("big records", ({ startSse, res, opening, record, taskId: id, contextId }) => {
       startSse();
-      const text = (n: number) => ({ messageId: `${id}-m`, role: "ROLE_AGENT", parts: [{ text: String(n).repeat(CAP / 2) }] });
+      // Padding the projection leaves out, so the client is not sent megabytes it would have to read.
+      const working = (padding: string) => ({
+        statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING" }, metadata: { padding } },
+      });
+      const nearLimit = record(working(""));
       const body =
         opening() +
-        record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING", message: text(1) } } }) +
-        record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_WORKING", message: text(2) } } }) +
+        record(working("a".repeat(CAP - Buffer.byteLength(nearLimit)))) +
+        record(working("b".repeat(CAP / 2))) +
+        record(working("c".repeat(CAP - Buffer.byteLength(nearLimit)))) +
         record({ statusUpdate: { taskId: id, contextId, status: { state: "TASK_STATE_COMPLETED" } } });
       // Odd-sized pieces, so record ends fall inside chunks and across their edges.
       for (let at = 0; at < body.length; at += 65_537) res.write(body.slice(at, at + 65_537));
