@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
+import { pipe, take } from "rxjs";
 import { normalizeTaskState, toKernelSignals } from "../../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
-import { marbles } from "../support/marbles.js";
+import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 import { kernelInputsOf } from "../../lib/interrupts/keep-input.js";
 
 const status = (state: string, extra: Record<string, unknown> = {}) => ({
@@ -182,13 +183,12 @@ describe("toKernelSignals and changes of task", () => {
   });
 
   it("starts afresh for each subscription", () => {
-    marbles().run(({ cold, expectObservable }) => {
-      const signals = cold("(a|)", { a: status("TASK_STATE_WORKING") }).pipe(
-        unwrapStreamResponse(),
-        toKernelSignals({ findInputs: kernelInputsOf }),
-      );
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const frames = cold("(a|)", { a: status("TASK_STATE_WORKING") });
+      const signals = frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }));
       expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
       expectObservable(signals).toBe("(aw|)", { a: bound, w: working });
+      expectSubscriptions(frames.subscriptions).toBe(["(^!)", "(^!)"]);
     });
   });
 });
@@ -233,6 +233,32 @@ describe("toKernelSignals and pipeline envelopes", () => {
         w: working,
       });
     });
+  });
+});
+
+describe("toKernelSignals and its subscription", () => {
+  const read = () => pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }));
+  const hel = status("TASK_STATE_WORKING", { message: agentText("Hel") });
+  const lo = status("TASK_STATE_WORKING", { message: agentText("lo") });
+  const text = (delta: string) => ({ kind: "text", messageId: "t1-message", text: delta, source: "delta" });
+
+  it("should not break unsubscription chain when unsubscribed explicitly", () => {
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const frames = cold("a----b----c|", { a: hel, b: lo, c: lo });
+      expectObservable(frames.pipe(inChain(read())), "^------!").toBe("(abc)d", { a: bound, b: text("Hel"), c: working, d: text("lo") });
+      expectSubscriptions(frames.subscriptions).toBe("^------!");
+    });
+  });
+
+  it("reads a synchronous source, and stops it when the subscriber leaves in the middle of a frame's signals", () => {
+    const whole = synchronousSource([hel, lo]);
+    const seen: unknown[] = [];
+    whole.source.pipe(read()).subscribe((signal) => seen.push(signal));
+    expect(seen).toEqual([bound, text("Hel"), working, text("lo")]);
+
+    const { source, sent } = synchronousSource([hel, lo, lo]);
+    source.pipe(read(), take(2)).subscribe();
+    expect(sent).toEqual([hel]);
   });
 });
 
