@@ -68,9 +68,10 @@ export function loopbackLookup(resolve: Resolve = dns.lookup): LookupFunction {
   };
 }
 
-// Keep-alive, as Node's global agents are: a run's calls reuse the kernel's connections.
-const httpAgent = new http.Agent({ keepAlive: true, lookup: loopbackLookup() });
-const httpsAgent = new https.Agent({ keepAlive: true, lookup: loopbackLookup() });
+// Set as Node 20's global agents are (keep-alive, an idle socket closed after 5 s), which the client used before.
+const AGENT_OPTIONS = { keepAlive: true, timeout: 5_000, lookup: loopbackLookup() };
+const httpAgent = new http.Agent(AGENT_OPTIONS);
+const httpsAgent = new https.Agent(AGENT_OPTIONS);
 
 /** node-fetch's `agent` option: loopback-only connections. */
 export const loopbackAgent = (url: URL): http.Agent => (url.protocol === "https:" ? httpsAgent : httpAgent);
