@@ -13,10 +13,8 @@
  */
 import type { AGUIEvent } from "@ag-ui/core";
 import {
-  catchError,
   identity,
   merge,
-  of,
   pipe,
   startWith,
   takeWhile,
@@ -33,6 +31,7 @@ import { announceSession, type KnownSession, type SessionIdentity } from "../ope
 import { awaitInOrder } from "../operators/await-in-order.js";
 import { closeSpans } from "../operators/close-spans.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
+import { endWithRunError } from "../operators/end-with-run-error.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent } from "../operators/finish-run.js";
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
@@ -68,11 +67,22 @@ export interface RunPorts {
   settleAndPersistEnd: (end: RunEnd) => RunEnd | Promise<RunEnd>;
   /** Each AG-UI event the client is sent, for the thread's status read-model. */
   recordStatus?: (event: AGUIEvent) => void;
-  /** A failure no stage turned into a run end: logged, then told as RUN_ERROR. */
-  logFailure?: (error: unknown) => void;
+  /** A failure no stage turned into a run end (a bug, or a frame no stage could take): the run's task must not outlive it. */
+  onFailure?: (error: unknown) => void;
   /** The heartbeat's timer; tests pass a virtual-time scheduler. */
   scheduler?: SchedulerLike;
+  /**
+   * Wraps each stage of the chain, by name (tracing, or a test that makes
+   * each stage fail in turn). Absent, the chain is built without it.
+   */
+  instrument?: <A, B>(stage: string, operator: OperatorFunction<A, B>) => OperatorFunction<A, B>;
 }
+
+/** The stage as built, or as the `instrument` port wraps it. */
+const stagesOf =
+  (ports: Pick<RunPorts, "instrument">) =>
+  <A, B>(stage: string, operator: OperatorFunction<A, B>): OperatorFunction<A, B> =>
+    ports.instrument ? ports.instrument(stage, operator) : operator;
 
 /** Who the run is and where its execution stands as it starts. */
 export interface RunSetup {
@@ -113,69 +123,85 @@ const persistedIdsOf =
  * must remember. The end is decided before the first asynchronous step, so
  * a drop is told from a finished run and no late error overtakes a signal.
  */
-export function readKernel(ports: Pick<RunPorts, "followDrops" | "isAnswered" | "persistIds">): MonoTypeOperatorFunction<KernelSignal> {
+export function readKernel(
+  ports: Pick<RunPorts, "followDrops" | "isAnswered" | "persistIds" | "instrument">,
+): MonoTypeOperatorFunction<KernelSignal> {
+  const stage = stagesOf(ports);
   return pipe(
-    ports.followDrops ?? identity,
-    endRunOnTaskState(ports.isAnswered ? { isAnswered: ports.isAnswered } : {}),
-    awaitInOrder(persistedIdsOf(ports.persistIds)),
-    takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
+    stage("followDrops", ports.followDrops ?? identity),
+    stage("endRunOnTaskState", endRunOnTaskState(ports.isAnswered ? { isAnswered: ports.isAnswered } : {})),
+    stage("persistIds", awaitInOrder(persistedIdsOf(ports.persistIds))),
+    stage(
+      "untilRunEnd",
+      takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
+    ),
   );
 }
 
 /** Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans. */
 export function unfoldPipeline(
   setup: Pick<RunSetup, "threadId" | "pipelineSequence" | "pipelineOpenSteps">,
+  ports: Pick<RunPorts, "instrument"> = {},
 ): OperatorFunction<KernelSignal, RunItem> {
+  const stage = stagesOf(ports);
   return pipe(
-    dedupePipelineEvents({ cursor: setup.pipelineSequence }),
-    projectPipelineEvents({ threadId: setup.threadId }),
-    projectSteps({ durableOpen: setup.pipelineOpenSteps }),
+    stage("dedupePipelineEvents", dedupePipelineEvents({ cursor: setup.pipelineSequence })),
+    stage("projectPipelineEvents", projectPipelineEvents({ threadId: setup.threadId })),
+    stage("projectSteps", projectSteps({ durableOpen: setup.pipelineOpenSteps })),
   );
 }
 
 /** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
 export function projectToAgui(
   setup: Pick<RunSetup, "threadId" | "runId" | "session" | "textSnapshotDigests" | "describe">,
-  ports: Pick<RunPorts, "settleAndPersistEnd">,
+  ports: Pick<RunPorts, "settleAndPersistEnd" | "instrument">,
 ): OperatorFunction<RunItem, AGUIEvent> {
   const { threadId, runId, describe } = setup;
+  const stage = stagesOf(ports);
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   return pipe(
-    projectText({ knownDigests: new Set(setup.textSnapshotDigests) }),
-    projectReasoning({ runId }),
-    projectTools(),
-    projectArtifacts(),
-    setup.session ? announceSession(setup.session, setup.session.known) : identity,
-    aggregateUsage(),
-    awaitInOrder(settle),
-    finishRun({ threadId, runId, describe }),
+    stage("projectText", projectText({ knownDigests: new Set(setup.textSnapshotDigests) })),
+    stage("projectReasoning", projectReasoning({ runId })),
+    stage("projectTools", projectTools()),
+    stage("projectArtifacts", projectArtifacts()),
+    stage("announceSession", setup.session ? announceSession(setup.session, setup.session.known) : identity),
+    stage("aggregateUsage", aggregateUsage()),
+    stage("settleAndPersistEnd", awaitInOrder(settle)),
+    stage("finishRun", finishRun({ threadId, runId, describe })),
   );
 }
 
-/** AG-UI events → a well-formed stream for the SSE sink. */
+/**
+ * AG-UI events → a well-formed stream for the SSE sink. A failure anywhere
+ * before becomes the run's RUN_ERROR, its spans closed before it; one
+ * after that (a bug in the last stages) still ends the run with RUN_ERROR.
+ * No failure reaches the sink as an error, so none can outlive its run.
+ */
 export function deliver(
   setup: Pick<RunSetup, "opening" | "describe" | "heartbeatMs" | "interruptsAsTools" | "alongside">,
-  ports: Pick<RunPorts, "recordStatus" | "logFailure" | "scheduler">,
+  ports: Pick<RunPorts, "recordStatus" | "onFailure" | "scheduler" | "instrument">,
 ): OperatorFunction<AGUIEvent, SseItem> {
-  const { describe, recordStatus, logFailure } = { ...setup, ...ports };
+  const { describe, recordStatus, onFailure } = { ...setup, ...ports };
+  const stage = stagesOf(ports);
+  const runError = (error: unknown) => {
+    onFailure?.(error);
+    return runErrorEvent(toAguiError(error), describe);
+  };
   return pipe(
-    catchError((error: unknown) => {
-      logFailure?.(error);
-      return of(runErrorEvent(toAguiError(error), describe));
-    }),
-    // Beside the run, not inside its error handling: the alongside stream is the caller's.
-    setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity,
-    startWith(...setup.opening),
-    setup.interruptsAsTools ? interruptsAsTools() : identity,
-    neutralizeTerminalControls(),
-    closeSpans(),
-    recordStatus ? tap(recordStatus) : identity,
-    mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler),
+    stage("alongside", setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity),
+    stage("opening", startWith(...setup.opening)),
+    stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools() : identity),
+    stage("neutralizeTerminalControls", neutralizeTerminalControls()),
+    endWithRunError(runError),
+    stage("closeSpans", closeSpans()),
+    stage("recordStatus", recordStatus ? tap(recordStatus) : identity),
+    stage("mergeHeartbeat", mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler)),
+    endWithRunError<SseItem>(runError),
   );
 }
 
 /** The whole run: kernel signals in, what the SSE sink writes out. */
 export function runPipeline(setup: RunSetup, ports: RunPorts): OperatorFunction<KernelSignal, SseItem> {
-  return pipe(readKernel(ports), unfoldPipeline(setup), projectToAgui(setup, ports), deliver(setup, ports));
+  return pipe(readKernel(ports), unfoldPipeline(setup, ports), projectToAgui(setup, ports), deliver(setup, ports));
 }

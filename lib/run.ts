@@ -45,6 +45,8 @@ export interface RunDependencies {
   grace?: DisconnectGrace;
   /** Ends an execution the run left open (its grace window ran out). */
   endExecution?: (threadId: string, executionId: string) => Promise<void>;
+  /** Tests and tracing: wraps each stage of the run\'s chain (see `RunPorts.instrument`). */
+  instrument?: RunPorts["instrument"];
 }
 
 export interface RunRequest {
@@ -84,8 +86,22 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
             ? thread.rememberSession(signal.sessionId)
             : undefined,
       settleAndPersistEnd: (end) => thread.settleEnd(end, cancelTask),
-      recordStatus: deps.hub ? (event) => deps.hub!.record(threadId, event) : undefined,
-      logFailure: (error) => log(`run ${runId} failed in the pipeline`, error),
+      // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
+      recordStatus: deps.hub
+        ? (event) => {
+            try {
+              deps.hub!.record(threadId, event);
+            } catch (error) {
+              log(`run ${runId}: the thread status could not record ${event.type}`, error);
+            }
+          }
+        : undefined,
+      // A failure no stage turned into a run end: the run tells RUN_ERROR, and its task must not outlive it.
+      onFailure: (error) => {
+        log(`run ${runId} failed in the pipeline`, error);
+        cancelTask();
+      },
+      instrument: deps.instrument,
       scheduler: deps.scheduler,
     };
     const run$ = kernel$.pipe(

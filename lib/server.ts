@@ -56,9 +56,11 @@ export interface ServiceOptions {
   now?: () => number;
   /** Embedding and tests: the slow-client limit of the SSE sink (default 1 MiB unread). */
   sse?: AppDependencies["sse"];
+  /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
+  instrument?: AppDependencies["instrument"];
 }
 
-export async function startService(config: Config, { log = () => {}, store, now, sse }: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(config: Config, { log = () => {}, store, now, sse, instrument }: ServiceOptions = {}): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
   const a2a = recordingClient(
@@ -83,6 +85,7 @@ export async function startService(config: Config, { log = () => {}, store, now,
     log,
     ...(now ? { now } : {}),
     ...(sse ? { sse } : {}),
+    ...(instrument ? { instrument } : {}),
   });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

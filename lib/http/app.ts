@@ -15,6 +15,7 @@ import { messageFor, resolveLanguage } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { runAgent } from "../run.js";
+import type { RunPorts } from "../run-pipeline.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { admitRun } from "../threads/admission.js";
 import { DisconnectGrace } from "../threads/disconnect-grace.js";
@@ -52,6 +53,8 @@ export interface AppDependencies {
   log?: (message: string, error?: unknown) => void;
   /** How much a slow client may leave unread before it is dropped (see `sse-sink.ts`). */
   sse?: Pick<SseSinkOptions, "maxBacklogBytes">;
+  /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
+  instrument?: RunPorts["instrument"];
   /** The runs in flight, which a shutdown drains (see `server.ts`). */
   runs?: RunRegistry;
 }
@@ -75,6 +78,7 @@ export function createApp({
   now = Date.now,
   log = () => {},
   sse = {},
+  instrument,
   runs = new RunRegistry(now),
 }: AppDependencies): express.Express {
   const app = express();
@@ -126,7 +130,7 @@ export function createApp({
     activeRuns.set(input.threadId, thread);
     const run$ = runAgent(
       { input, language, thread, isResume: admitted.isResume },
-      { a2a: runA2A, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution },
+      { a2a: runA2A, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution, instrument },
     );
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,

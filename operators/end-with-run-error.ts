@@ -1,0 +1,32 @@
+/**
+ * A failure upstream → the run's `RUN_ERROR`, so the client always learns
+ * how its run ended; unless the run has told its end already, in which
+ * case the stream just ends (a second terminal event would break the
+ * client's verifier). Whatever the failure, it never reaches the sink as an
+ * error: a run's failure stays in that run.
+ *
+ *   -a-#        → -a-(E|)
+ *   -a-F-#      → -a-F-|      (F: RUN_FINISHED or RUN_ERROR)
+ */
+import { EventType } from "@ag-ui/core";
+import { catchError, defer, EMPTY, of, tap, type MonoTypeOperatorFunction, type ObservableInput } from "rxjs";
+
+/** Items other than events (the sink's heartbeat) pass too; only events can end a run. */
+const isTerminal = (item: unknown) =>
+  typeof item === "object" &&
+  item !== null &&
+  "type" in item &&
+  (item.type === EventType.RUN_FINISHED || item.type === EventType.RUN_ERROR);
+
+export function endWithRunError<T>(runError: (error: unknown) => T): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    defer(() => {
+      let ended = false;
+      return source.pipe(
+        tap((item) => {
+          if (isTerminal(item)) ended = true;
+        }),
+        catchError((error: unknown): ObservableInput<T> => (ended ? EMPTY : of(runError(error)))),
+      );
+    });
+}
