@@ -60,7 +60,10 @@ export interface ServiceOptions {
   instrument?: AppDependencies["instrument"];
 }
 
-export async function startService(config: Config, { log = () => {}, store, now, sse, instrument }: ServiceOptions = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  { log = () => {}, store, now, sse, instrument }: ServiceOptions = {},
+): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
   const a2a = recordingClient(
