@@ -12,6 +12,15 @@ export interface BodyReader {
 }
 
 /**
+ * Whether the stream's reader may read on (see `http/flow-gate.ts`): the
+ * run's client is behind while it is closed. `whenOpen()` is `undefined`
+ * while open, else a promise that settles when it opens.
+ */
+export interface ReadGate {
+  whenOpen(): Promise<void> | undefined;
+}
+
+/**
  * Past this many bytes received and not yet read, the kernel's socket is
  * paused (TCP then slows the kernel); reading resumes it. eventsource-client
  * reads again as soon as it has parsed a chunk, so only a burst larger than
@@ -39,12 +48,22 @@ const PAUSE_AFTER_BYTES = 1024 * 1024;
  * node-fetch still buffers.) Whatever has arrived when eventsource-client
  * reads is handed over as one chunk. A body closed without an end or an
  * error (destroyed) ends the same way as a cut.
+ *
+ * With a `gate`, a read waits while the gate is closed, and a chunk that
+ * arrives meanwhile pauses the body at once: eventsource-client parses
+ * nothing more, node-fetch stops reading the socket, and TCP holds the
+ * kernel back until the run's client has caught up. What the run holds of
+ * the kernel's stream meanwhile is that chunk and node-fetch's buffers
+ * (a cut then loses what they hold, as above).
  */
-export function readBody(body: Readable, onCut: (error: unknown) => void): { getReader(): BodyReader } {
+export function readBody(body: Readable, onCut: (error: unknown) => void, gate?: ReadGate): { getReader(): BodyReader } {
   const arrived: Buffer[] = [];
   let arrivedBytes = 0;
   let ended = false;
   let waiting: ((result: Awaited<ReturnType<BodyReader["read"]>>) => void) | undefined;
+  // A read that waits for the gate to open.
+  let waitingAtGate: typeof waiting;
+  let cancelled = false;
 
   const handOver = () => {
     if (!waiting || (arrived.length === 0 && !ended)) return;
@@ -54,14 +73,20 @@ export function readBody(body: Readable, onCut: (error: unknown) => void): { get
     const value = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived, arrivedBytes);
     arrived.length = 0;
     arrivedBytes = 0;
-    if (body.isPaused()) body.resume();
+    if (body.isPaused() && gate?.whenOpen() === undefined) body.resume();
     deliver({ done: false, value });
+  };
+  // Asked for more with the gate open: a body the closed gate paused flows again.
+  const takeNext = (resolve: NonNullable<typeof waiting>) => {
+    waiting = resolve;
+    if (body.isPaused() && arrivedBytes <= PAUSE_AFTER_BYTES) body.resume();
+    handOver();
   };
 
   body.on("data", (chunk: Buffer) => {
     arrived.push(chunk);
     arrivedBytes += chunk.length;
-    if (arrivedBytes > PAUSE_AFTER_BYTES) body.pause();
+    if (arrivedBytes > PAUSE_AFTER_BYTES || (!waiting && gate?.whenOpen() !== undefined)) body.pause();
     handOver();
   });
   body.once("end", () => {
@@ -82,13 +107,22 @@ export function readBody(body: Readable, onCut: (error: unknown) => void): { get
   const reader: BodyReader = {
     read: () =>
       new Promise((resolve) => {
-        waiting = resolve;
-        handOver();
+        const opened = cancelled ? undefined : gate?.whenOpen();
+        if (opened === undefined) return takeNext(resolve);
+        waitingAtGate = resolve;
+        void opened.then(() => {
+          if (waitingAtGate !== resolve) return;
+          waitingAtGate = undefined;
+          takeNext(resolve);
+        });
       }),
     releaseLock: () => {},
     cancel: async () => {
+      cancelled = true;
       body.destroy();
       ended = true;
+      waitingAtGate?.({ done: true, value: undefined });
+      waitingAtGate = undefined;
       handOver();
     },
   };

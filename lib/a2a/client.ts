@@ -12,6 +12,7 @@ import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_MS, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./limits.js";
 import { parseJson, resultOf, resultOfHttp, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
+import type { ReadGate } from "./body-reader.js";
 import { postSse } from "./sse-stream.js";
 
 export { rpcErrorOf, type JsonRpcResult, type RpcError } from "./rpc-errors.js";
@@ -27,6 +28,11 @@ export interface A2AClientOptions {
   maxRecordBytes?: number;
   /** A non-SSE (JSON) answer, in bytes; past it the call fails with A2A_PROTOCOL_ERROR. */
   maxResponseBytes?: number;
+}
+
+export interface StreamOptions {
+  /** The reader's backpressure: while the gate is closed the stream is not read on, and TCP holds the kernel back. */
+  gate?: ReadGate;
 }
 
 export class A2AClient {
@@ -46,13 +52,13 @@ export class A2AClient {
   }
 
   /** SendStreamingMessage: each SSE `data:` frame's `result`, in order; completes when the kernel closes the stream. */
-  sendStreamingMessage(params: unknown): Observable<JsonRpcResult> {
-    return this.#stream("SendStreamingMessage", params);
+  sendStreamingMessage(params: unknown, options: StreamOptions = {}): Observable<JsonRpcResult> {
+    return this.#stream("SendStreamingMessage", params, options);
   }
 
   /** SubscribeToTask: a Task snapshot, then live events; stays open while the task is parked. */
-  subscribeToTask(taskId: string): Observable<JsonRpcResult> {
-    return this.#stream("SubscribeToTask", { id: taskId });
+  subscribeToTask(taskId: string, options: StreamOptions = {}): Observable<JsonRpcResult> {
+    return this.#stream("SubscribeToTask", { id: taskId }, options);
   }
 
   sendMessage(params: unknown): Promise<JsonRpcResult> {
@@ -85,7 +91,7 @@ export class A2AClient {
     return parseJson(text);
   }
 
-  #stream(method: string, params: unknown): Observable<JsonRpcResult> {
+  #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
     // defer: each subscription is its own POST, with its own request id.
     return defer(() =>
       postSse({
@@ -95,6 +101,7 @@ export class A2AClient {
         connectTimeoutMs: this.#timeoutMs,
         maxRecordBytes: this.#maxRecordBytes,
         maxResponseBytes: this.#maxResponseBytes,
+        gate,
       }),
     ).pipe(map(resultOfRecord));
   }

@@ -16,7 +16,7 @@ import type { Readable } from "node:stream";
 import { Observable } from "rxjs";
 import { createEventSource, type EventSourceMessage, type FetchLike, type FetchLikeInit } from "eventsource-client";
 import { AguiError } from "../errors.js";
-import { limitRecordBytes, readBody } from "./body-reader.js";
+import { limitRecordBytes, readBody, type ReadGate } from "./body-reader.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
 
@@ -30,6 +30,8 @@ export interface SsePost {
   maxRecordBytes: number;
   /** A JSON answer instead of the stream, in bytes (see kernelFetch). */
   maxResponseBytes: number;
+  /** While closed, the body is not read on (see `readBody`). */
+  gate?: ReadGate;
 }
 
 /** Records of the stream in order; completes when the server ends the body. Each subscription is one POST. */
@@ -40,6 +42,7 @@ export function postSse({
   connectTimeoutMs,
   maxRecordBytes,
   maxResponseBytes,
+  gate,
 }: SsePost): Observable<EventSourceMessage> {
   return new Observable<EventSourceMessage>((subscriber) => {
     // Why the body ended early, if the transport cut it (see readBody) or a record grew too large; the first cause is kept.
@@ -62,7 +65,9 @@ export function postSse({
         if (response.body) limitRecordBytes(response.body as Readable, maxRecordBytes, (error) => (cut ??= error));
         return {
           // Anything with getReader() passes for a web stream there (its getStream); the type names the whole interface.
-          body: response.body && (readBody(response.body as Readable, (error) => (cut ??= error)) as unknown as ReadableStream<Uint8Array>),
+          body:
+            response.body &&
+            (readBody(response.body as Readable, (error) => (cut ??= error), gate) as unknown as ReadableStream<Uint8Array>),
           url: response.url,
           status: response.status,
           redirected: response.redirected,

@@ -20,7 +20,8 @@ export { Recorder, type RecorderOptions } from "./recorder.js";
 export function recordingClient(client: A2AClient, recordDir: string | undefined, options: RecorderOptions = {}): A2AClient {
   if (recordDir === undefined) return client;
   const recorder = new Recorder(recordDir, options);
-  const sendStreamingMessage: A2AClient["sendStreamingMessage"] = (params) => recorder.record(params, client.sendStreamingMessage(params));
+  const sendStreamingMessage: A2AClient["sendStreamingMessage"] = (params, streamOptions) =>
+    recorder.record(params, client.sendStreamingMessage(params, streamOptions));
   const recording = new Proxy(client, {
     get(target, property) {
       if (property === "sendStreamingMessage") return sendStreamingMessage;

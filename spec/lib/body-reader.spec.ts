@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { PassThrough } from "node:stream";
 import { readBody } from "../../lib/a2a/body-reader.js";
+import { FlowGate } from "../../lib/http/flow-gate.js";
 
 const text = (value: Uint8Array | undefined) => Buffer.from(value ?? []).toString("utf8");
 
@@ -73,5 +74,48 @@ describe("readBody", () => {
     await reader.cancel();
     expect(body.destroyed).toBe(true);
     expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it("with the gate closed, lets a read wait and pauses the body at the first chunk; the open gate hands it over", async () => {
+    const body = new PassThrough();
+    const gate = new FlowGate();
+    const reader = readBody(body, () => {}, gate).getReader();
+    gate.pause();
+    let answered = false;
+    const pending = reader.read().then((result) => ((answered = true), result));
+    body.write("data: a\n\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    expect(body.isPaused()).toBe(true);
+    body.write("data: b\n\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+
+    gate.resume();
+    expect(text((await pending).value)).toBe("data: a\n\n");
+    expect(body.isPaused()).toBe(false);
+    expect(text((await reader.read()).value)).toBe("data: b\n\n");
+    body.end();
+    expect(await reader.read()).toEqual({ done: true, value: undefined });
+  });
+
+  it("with the gate open, reads as without one", async () => {
+    const body = new PassThrough();
+    const reader = readBody(body, () => {}, new FlowGate()).getReader();
+    body.write("data: a\n\n");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.isPaused()).toBe(false);
+    expect(text((await reader.read()).value)).toBe("data: a\n\n");
+  });
+
+  it("ends a read that waits at the closed gate when cancelled", async () => {
+    const body = new PassThrough();
+    const gate = new FlowGate();
+    const reader = readBody(body, () => {}, gate).getReader();
+    gate.pause();
+    const pending = reader.read();
+    await reader.cancel();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(body.destroyed).toBe(true);
   });
 });
