@@ -26,6 +26,8 @@ export interface Config {
   recordDir: string | undefined;
   /** How long a disconnected client may come back (as an observer) before its task is cancelled; 0 = at once. */
   disconnectGraceMs: number;
+  /** How long a client may take nothing of its stream while bytes wait for it before it counts as gone, in seconds. */
+  clientStallS: number;
   /** On SIGTERM or SIGINT, how long runs in flight may go on before they are stopped, in seconds; 0 = stop them at once. */
   drainS: number;
   // The HTTP edge (see `http/origin-guard.ts` and `http/json-body.ts`).
@@ -56,6 +58,7 @@ const SETTINGS = {
   interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
   recordDir: "IAC_CODE_AGUI_RECORD_DIR",
   disconnectGraceMs: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
+  clientStallS: "IAC_CODE_AGUI_CLIENT_STALL_S",
   drainS: "IAC_CODE_AGUI_DRAIN_S",
   allowedHosts: "IAC_CODE_AGUI_ALLOWED_HOSTS",
   allowedOrigins: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
@@ -66,6 +69,8 @@ const SETTINGS = {
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
+/** Two minutes without a byte taken: longer than any real client on a bad network stays silent (see README). */
+export const DEFAULT_CLIENT_STALL_S = 120;
 export const DEFAULT_DRAIN_S = 10;
 
 export class ConfigError extends Error {
@@ -198,6 +203,7 @@ export function loadConfig(
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
     recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
     disconnectGraceMs: integer(SETTINGS.disconnectGraceMs, read("disconnectGraceMs"), 0, 0),
+    clientStallS: integer(SETTINGS.clientStallS, read("clientStallS"), DEFAULT_CLIENT_STALL_S, 1),
     drainS: integer(SETTINGS.drainS, read("drainS"), DEFAULT_DRAIN_S, 0),
     allowedHosts: list(SETTINGS.allowedHosts, read("allowedHosts"), allowedHost, "a host name or address without a port"),
     allowedOrigins: list(SETTINGS.allowedOrigins, read("allowedOrigins"), originOf, "an origin such as https://app.example:8443"),

@@ -47,6 +47,13 @@ export interface RunDependencies {
   endExecution?: (threadId: string, executionId: string) => Promise<void>;
   /** Tests and tracing: wraps each stage of the run\'s chain (see `RunPorts.instrument`). */
   instrument?: RunPorts["instrument"];
+  /**
+   * Keeps the run's kernel streams unread until `write` settles (see
+   * `http/flow-gate.ts`): every event after a write the run waits on is
+   * held back, and what the kernel sends meanwhile must stay in TCP, not
+   * pile up in the pipeline.
+   */
+  holdReadsDuring?: <T>(write: Promise<T>) => Promise<T>;
 }
 
 export interface RunRequest {
@@ -65,13 +72,23 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
   return defer(() => {
     const { execution } = thread.state;
     const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
+    const held = <T>(write: Promise<T>): Promise<T> => deps.holdReadsDuring?.(write) ?? write;
+    const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
     // The lease goes back before the stream ends, so the client's next request finds the thread free.
     const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
     const interruptsShownAsTools =
       (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
 
     const kernel$: Observable<KernelSignal> = isResume
-      ? resumeSignals({ input, language, thread, a2a: deps.a2a, now: deps.now ?? Date.now, interruptsAsTools: interruptsShownAsTools })
+      ? resumeSignals({
+          input,
+          language,
+          thread,
+          a2a: deps.a2a,
+          now: deps.now ?? Date.now,
+          interruptsAsTools: interruptsShownAsTools,
+          holdReadsDuring: held,
+        })
       : deps.a2a
           .sendStreamingMessage(toSendMessageParams(input, { language }))
           .pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
@@ -81,11 +98,11 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       isAnswered: thread.isAnswered,
       persistIds: (signal) =>
         signal.kind === "task-bound"
-          ? thread.rememberTask(signal.taskId, signal.contextId)
+          ? heldIfAny(thread.rememberTask(signal.taskId, signal.contextId))
           : signal.kind === "session-bound"
-            ? thread.rememberSession(signal.sessionId)
+            ? heldIfAny(thread.rememberSession(signal.sessionId))
             : undefined,
-      settleAndPersistEnd: (end) => thread.settleEnd(end, cancelTask),
+      settleAndPersistEnd: (end) => held(thread.settleEnd(end, cancelTask)),
       // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
       recordStatus: deps.hub
         ? (event) => {

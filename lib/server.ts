@@ -54,7 +54,7 @@ export interface ServiceOptions {
   /** Tests: another store (one that fails on demand, say) or clock. */
   store?: ThreadStore;
   now?: () => number;
-  /** Embedding and tests: the slow-client limit of the SSE sink (default 1 MiB unread). */
+  /** Embedding and tests: the SSE sink's high-water mark (default 256 KiB unsent), and a look at its pressure. */
   sse?: AppDependencies["sse"];
   /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
   instrument?: AppDependencies["instrument"];

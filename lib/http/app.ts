@@ -32,6 +32,7 @@ import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
 import { RunRegistry } from "./run-registry.js";
+import { FlowGate, readThrough } from "./flow-gate.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
@@ -42,6 +43,7 @@ export interface AppDependencies {
     | "heartbeatMs"
     | "interruptTtlS"
     | "disconnectGraceMs"
+    | "clientStallS"
     | "host"
     | "allowedHosts"
     | "allowedOrigins"
@@ -51,8 +53,8 @@ export interface AppDependencies {
   store: ThreadStore;
   now?: () => number;
   log?: (message: string, error?: unknown) => void;
-  /** How much a slow client may leave unread before it is dropped (see `sse-sink.ts`). */
-  sse?: Pick<SseSinkOptions, "maxBacklogBytes">;
+  /** Embedding and tests: the SSE sink's high-water mark, and a look at its pressure (see `sse-sink.ts`). */
+  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
   /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
   instrument?: RunPorts["instrument"];
   /** The runs in flight, which a shutdown drains (see `server.ts`). */
@@ -102,7 +104,9 @@ export function createApp({
 
   const startRun: RequestHandler = async (req, res) => {
     // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.
-    const runA2A = runs.clientFor(a2a, runs.enter(res));
+    // The run's kernel streams are read only while its client keeps up (see `flow-gate.ts`).
+    const gate = new FlowGate();
+    const runA2A = runs.clientFor(readThrough(gate, a2a), runs.enter(res));
     const input = validateRunInput(req.body, config);
     const language = requestLanguage(req);
     // A new turn gives up on an execution whose client left and never came back.
@@ -130,18 +134,31 @@ export function createApp({
     activeRuns.set(input.threadId, thread);
     const run$ = runAgent(
       { input, language, thread, isResume: admitted.isResume },
-      { a2a: runA2A, heartbeatMs: config.heartbeatMs, log, now, hub, grace, endExecution, instrument },
+      {
+        a2a: runA2A,
+        heartbeatMs: config.heartbeatMs,
+        log,
+        now,
+        hub,
+        grace,
+        endExecution,
+        instrument,
+        holdReadsDuring: (write) => gate.hold(write),
+      },
     );
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,
-      onSlowClient: (backlog) => log(`run ${input.runId}: client dropped, ${backlog} bytes unread`),
+      gate,
+      stallMs: config.clientStallS * 1000,
+      onSlowClient: (unsent) =>
+        log(`run ${input.runId}: client took nothing for ${config.clientStallS} s, dropped with ${unsent} bytes unsent`),
     });
   };
   app.post("/", runs.refuseWhileDraining, ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use(
     "/extensions/iac-code/v1/executions",
-    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log }),
+    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log, clientStallS: config.clientStallS, sse }),
   );
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));

@@ -1,31 +1,43 @@
 /**
- * The Express end of a run: writes each AG-UI event as one `data: <json>`
- * record and each heartbeat as the comment `: heartbeat`, LF-only framing
- * (the AG-UI client's parser breaks on CRLF). A client that goes away
- * unsubscribes the run, which cancels the upstream task (see `onAbandon`).
+ * The Express end of a stream (a run, or an observer): writes each AG-UI
+ * event as one `data: <json>` record and each heartbeat as the comment
+ * `: heartbeat`, LF-only framing (the AG-UI client's parser breaks on
+ * CRLF). A client that goes away unsubscribes the run, which cancels the
+ * upstream task (see `onAbandon`) — also one that left before the sink
+ * started (while its run was admitted), whose run is started and left at
+ * once.
  *
- * Backpressure: a run cannot slow its kernel down (the A2A stream has no
- * flow control the pipeline could use), so what a client does not read
- * piles up in the response's buffer. Before each write the sink looks at
- * that backlog (`res.writableLength`, the bytes Node holds that the socket
- * has not taken); past `maxBacklogBytes` the client counts as gone: the
- * connection is destroyed and the run unsubscribed, exactly as on a
+ * Backpressure, end to end: once the response holds more than
+ * `highWaterMark` unsent bytes (`res.writableLength`, what Node holds that
+ * the socket has not taken), the sink closes the stream's `FlowGate`, and
+ * the stream stops reading its kernel (see `flow-gate.ts`) until the
+ * response's `drain`: TCP holds the kernel back, and a client that reads
+ * slowly or in bursts gets every byte at its own pace. What a stream holds
+ * for its client is thus bounded: the mark, plus what the piece of kernel
+ * stream being parsed when the gate closed projects to (one socket read,
+ * 64 KiB), plus one 64 KiB write, plus one event (an event is written
+ * whole, however large).
+ *
+ * A client counts as gone only when it takes nothing at all — not one byte
+ * leaves the response's buffer — for `stallMs` while bytes wait for it:
+ * the connection is destroyed and the run unsubscribed, exactly as on a
  * disconnect, so its A2A task is cancelled.
  *
  * The records of one tick go out as one write on the next tick, or as soon
  * as they pass 64 KiB: one kernel chunk often yields many events, and each
  * write of a chunked response costs its own framing and socket buffer
  * (writing per event cost the service about a quarter of its CPU per event
- * in `npm run bench`). What a run can hold for its client is thus bounded
- * by the limit, plus 64 KiB, plus one event.
+ * in `npm run bench`).
  */
 import { EventType } from "@ag-ui/core";
 import type { Response } from "express";
 import type { Observable, Subscription } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import { DEFAULT_CLIENT_STALL_S } from "../config.js";
 import { AguiError } from "../errors.js";
 import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
 import type { SseItem } from "../run.js";
+import { FlowGate } from "./flow-gate.js";
 
 export const SSE_HEADERS = {
   "Content-Type": "text/event-stream; charset=utf-8",
@@ -36,11 +48,18 @@ export const SSE_HEADERS = {
 } as const;
 
 /**
- * 1 MiB: far more than a reading client ever leaves unsent (the socket
- * takes each write at once), and small enough that thousands of stuck
- * clients cannot exhaust the process.
+ * 256 KiB: a client that keeps up never leaves this much unsent (the
+ * socket takes each write at once, and the kernel's socket buffers hold
+ * megabytes more), and a thousand clients that stop reading hold at most
+ * a few hundred MiB between them.
  */
-export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
+export const DEFAULT_HIGH_WATER_MARK = 256 * 1024;
+
+/** `IAC_CODE_AGUI_CLIENT_STALL_S`'s default (see `config.ts`). */
+export const DEFAULT_STALL_MS = DEFAULT_CLIENT_STALL_S * 1000;
+
+/** A response with unsent bytes is looked at this often (a quarter of `stallMs` when shorter). */
+const STALL_CHECK_MS = 1000;
 
 /**
  * Records of one tick are written together, but at most 64 KiB at once:
@@ -50,14 +69,23 @@ export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
 const FLUSH_AT_LENGTH = Math.floor((64 * 1024) / 3);
 
 export interface SseSinkOptions {
-  /** Unsent bytes a response may hold before its client is dropped. Default `DEFAULT_MAX_BACKLOG_BYTES`. */
-  maxBacklogBytes?: number;
-  /** Told when a client is dropped for not reading, with the backlog it had. */
-  onSlowClient?: (backlogBytes: number) => void;
+  /** Unsent bytes above which the stream stops reading its kernel. Default `DEFAULT_HIGH_WATER_MARK`. */
+  highWaterMark?: number;
+  /** The gate the stream's kernel reads go through: closed above the mark, opened on `drain`. */
+  gate?: FlowGate;
+  /** How long a client may take nothing while bytes wait for it before it counts as gone. Default `DEFAULT_STALL_MS`. */
+  stallMs?: number;
+  /** Told when a client is dropped for taking nothing, with the bytes it left unsent. */
+  onSlowClient?: (unsentBytes: number) => void;
+  /** Tests and diagnostics: after each write and each `drain`, the unsent bytes and whether the kernel is read. */
+  onPressure?: (unsentBytes: number, readingKernel: boolean) => void;
 }
 
 /** The part of an Express response the sink uses. */
-export type SseResponse = Pick<Response, "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "on" | "writableLength">;
+export type SseResponse = Pick<
+  Response,
+  "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
+>;
 
 export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`);
 
@@ -75,7 +103,14 @@ export function pipeToSse(
   onError: (error: unknown) => void,
   options: SseSinkOptions = {},
 ): void {
-  const maxBacklogBytes = options.maxBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
+  const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
+  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+  const gate = options.gate ?? new FlowGate();
+  // Its 'close' has come and gone: the run starts and is left at once, as on any disconnect.
+  if (res.destroyed) {
+    items$.subscribe({ error: onError }).unsubscribe();
+    return;
+  }
   res.writeHead(200, SSE_HEADERS);
   res.flushHeaders();
   let subscription: Subscription | undefined;
@@ -83,15 +118,64 @@ export function pipeToSse(
   // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_LENGTH):
   // one kernel chunk often yields many events, and each write of a chunked response has its own framing.
   let pending = "";
+  // Bytes handed to res.write: less what the response still holds, what its client has taken.
+  let written = 0;
+  const taken = () => written - res.writableLength;
+  const reportPressure = () => options.onPressure?.(res.writableLength, gate.isOpen);
+
+  // While bytes wait, the response is looked at now and then; a client that took none for stallMs is dropped.
+  let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let progressAt = 0;
+  let takenAtProgress = 0;
+  const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
+  const watchForStall = () => {
+    if (stallTimer !== undefined) return;
+    progressAt = Date.now();
+    takenAtProgress = taken();
+    armStallCheck();
+  };
+  // Unref'd: watching a client must not keep the process alive.
+  const armStallCheck = () => (stallTimer = setTimeout(checkStall, checkEveryMs)).unref();
+  const checkStall = () => {
+    stallTimer = undefined;
+    if (dropped) return;
+    const unsent = res.writableLength;
+    // 'drain' opens the gate; this covers a response that never asked for one.
+    if (unsent <= highWaterMark && !gate.isOpen) {
+      gate.resume();
+      reportPressure();
+    }
+    if (unsent === 0) return;
+    if (taken() > takenAtProgress) {
+      takenAtProgress = taken();
+      progressAt = Date.now();
+    } else if (Date.now() - progressAt >= stallMs) {
+      return dropStalledClient(unsent);
+    }
+    armStallCheck();
+  };
+
   const flush = () => {
     if (dropped || pending === "") return;
+    written += Buffer.byteLength(pending);
     res.write(pending);
     pending = "";
+    const unsent = res.writableLength;
+    if (unsent > highWaterMark) gate.pause();
+    if (unsent > 0) watchForStall();
+    reportPressure();
   };
-  const dropClient = () => {
+  const stop = () => {
     dropped = true;
-    options.onSlowClient?.(res.writableLength);
     pending = "";
+    clearTimeout(stallTimer);
+    stallTimer = undefined;
+    // Nothing may wait at the gate of a stream that is over.
+    gate.resume();
+  };
+  const dropStalledClient = (unsent: number) => {
+    stop();
+    options.onSlowClient?.(unsent);
     // Unsubscribing first: the run sees a client that left, before any other event of this connection.
     subscription?.unsubscribe();
     res.destroy();
@@ -103,14 +187,13 @@ export function pipeToSse(
     onError(error);
     pending += encodingFailedRecord();
     flush();
-    dropped = true;
+    stop();
     subscription?.unsubscribe();
     res.end();
   };
   subscription = items$.subscribe({
     next: (item) => {
       if (dropped) return;
-      if (res.writableLength > maxBacklogBytes) return dropClient();
       let record: string;
       try {
         record = encodeSseItem(item);
@@ -132,7 +215,14 @@ export function pipeToSse(
       if (!dropped) res.end();
     },
   });
-  // A backlog reached while the run was still subscribing (a synchronous burst).
+  // The run ended while it was still subscribing (an encoding failure in a synchronous burst).
   if (dropped) subscription.unsubscribe();
-  res.on("close", () => subscription.unsubscribe());
+  res.on("drain", () => {
+    if (res.writableLength <= highWaterMark) gate.resume();
+    reportPressure();
+  });
+  res.on("close", () => {
+    stop();
+    subscription.unsubscribe();
+  });
 }

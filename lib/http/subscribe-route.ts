@@ -22,7 +22,8 @@ import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { jsonBody, MAX_CONTROL_BODY_BYTES } from "./json-body.js";
-import { pipeToSse } from "./sse-sink.js";
+import { FlowGate, readThrough } from "./flow-gate.js";
+import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 interface ObserveBody {
   threadId: string;
@@ -42,6 +43,9 @@ export interface SubscribeRouteDependencies {
   grace: DisconnectGrace;
   endExecution: (threadId: string, executionId: string) => Promise<void>;
   heartbeatMs: number;
+  /** An observer that takes nothing for this long while bytes wait for it counts as gone (see `sse-sink.ts`). */
+  clientStallS: number;
+  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
   log?: (message: string, error?: unknown) => void;
 }
 
@@ -52,6 +56,8 @@ export function subscribeRoute({
   grace,
   endExecution,
   heartbeatMs,
+  clientStallS,
+  sse = {},
   log = () => {},
 }: SubscribeRouteDependencies): express.Router {
   const router = express.Router();
@@ -68,6 +74,8 @@ export function subscribeRoute({
     if (!known) throw new AguiError("OBSERVATION_CONFLICT");
     if (execution.taskId === null) throw new AguiError("EXECUTION_NOT_FOUND", { reason: "checkpoint" });
 
+    // Each observer reads the kernel on its own connection, only as fast as it reads its own stream.
+    const gate = new FlowGate();
     const observed$ = observeExecution(
       {
         state,
@@ -75,7 +83,7 @@ export function subscribeRoute({
         afterSequence: body.afterSequence ?? execution.pipelineSequence,
         language: resolveLanguage(undefined, req.get("accept-language")),
       },
-      { a2a, hub, heartbeatMs },
+      { a2a: readThrough(gate, a2a), hub, heartbeatMs },
     );
     // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
     const { executionId } = execution;
@@ -96,7 +104,13 @@ export function subscribeRoute({
         }),
       );
     }
-    pipeToSse(run$, res, (error) => log(`observer of ${req.params.executionId} failed outside the pipeline`, error));
+    pipeToSse(run$, res, (error) => log(`observer of ${req.params.executionId} failed outside the pipeline`, error), {
+      ...sse,
+      gate,
+      stallMs: clientStallS * 1000,
+      onSlowClient: (unsent) =>
+        log(`observer of ${req.params.executionId}: client took nothing for ${clientStallS} s, dropped with ${unsent} bytes unsent`),
+    });
   };
   router.post("/:executionId/subscribe", ...jsonBody(MAX_CONTROL_BODY_BYTES), subscribe);
   return router;

@@ -37,6 +37,8 @@ export interface ResumeContext {
   now: () => number;
   /** The client sees interrupts as frontend tool calls too: close each with the answer (R-SIB-4). */
   interruptsAsTools?: boolean;
+  /** Keeps the kernel streams unread while an acceptance is persisted (see `RunDependencies.holdReadsDuring`). */
+  holdReadsDuring?: <T>(write: Promise<T>) => Promise<T>;
 }
 
 const TASK_NOT_FOUND = -32001;
@@ -200,7 +202,8 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
         );
         if (!first) return signals;
         first = false;
-        await thread.accept([answer]);
+        const accepting = thread.accept([answer]);
+        await (context.holdReadsDuring?.(accepting) ?? accepting);
         return [...accepted(answer), ...signals];
       }),
       mergeMap((signals) => signals),

@@ -19,6 +19,7 @@ describe("loadConfig", () => {
       interruptTtlS: DEFAULT_INTERRUPT_TTL_S,
       recordDir: undefined,
       disconnectGraceMs: 0,
+      clientStallS: 120,
       drainS: 10,
       allowedHosts: [],
       allowedOrigins: [],
@@ -46,6 +47,7 @@ describe("loadConfig", () => {
       IAC_CODE_AGUI_INTERRUPT_TTL_S: "0",
       IAC_CODE_AGUI_RECORD_DIR: "/var/rec",
       IAC_CODE_AGUI_DISCONNECT_GRACE_MS: "5000",
+      IAC_CODE_AGUI_CLIENT_STALL_S: "30",
       IAC_CODE_AGUI_DRAIN_S: "3",
       IAC_CODE_AGUI_ALLOWED_HOSTS: "agui.example, ::1,10.0.0.5",
       IAC_CODE_AGUI_ALLOWED_ORIGINS: "https://app.example, http://localhost:3000/",
@@ -66,6 +68,7 @@ describe("loadConfig", () => {
       interruptTtlS: 0,
       recordDir: "/var/rec",
       disconnectGraceMs: 5000,
+      clientStallS: 30,
       drainS: 3,
       allowedHosts: ["agui.example", "[::1]", "10.0.0.5"],
       allowedOrigins: ["https://app.example", "http://localhost:3000"],
@@ -87,6 +90,7 @@ describe("loadConfig", () => {
     expect(() => loadConfig(["--port"], {})).toThrow(/needs a value/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_HEARTBEAT_MS: "0" })).toThrow(/IAC_CODE_AGUI_HEARTBEAT_MS must be an integer ≥ 1/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_PORT: "http" })).toThrow(ConfigError);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_CLIENT_STALL_S: "0" })).toThrow(/IAC_CODE_AGUI_CLIENT_STALL_S must be an integer ≥ 1/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_HOSTS: "agui.example:8080" })).toThrow(
       /IAC_CODE_AGUI_ALLOWED_HOSTS lists "agui.example:8080"/,
     );

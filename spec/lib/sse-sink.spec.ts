@@ -1,22 +1,25 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { describe, expect, it } from "@jest/globals";
+import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import { Observable, Subject, finalize } from "rxjs";
+import { FlowGate } from "../../lib/http/flow-gate.js";
 import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { SseItem } from "../../lib/run.js";
 
 /**
  * A response whose client reads only when told: every write stays in
- * `writableLength` until `read()` takes it, as Node's buffer behaves when
- * the socket is full.
+ * `writableLength` until `take()` or `read()` takes it, and a write that
+ * leaves bytes behind asks for `drain`, which comes once all are taken, as
+ * Node's buffer behaves when the socket is full.
  */
 class FakeResponse {
   written: string[] = [];
   writableLength = 0;
-  maxBacklog = 0;
+  maxUnsent = 0;
   ended = false;
   destroyed = false;
-  #onClose: Array<() => void> = [];
+  #needDrain = false;
+  #handlers: Record<string, Array<() => void>> = {};
 
   writeHead() {
     return this;
@@ -25,11 +28,20 @@ class FakeResponse {
   write(chunk: string) {
     this.written.push(chunk);
     this.writableLength += Buffer.byteLength(chunk);
-    this.maxBacklog = Math.max(this.maxBacklog, this.writableLength);
+    this.maxUnsent = Math.max(this.maxUnsent, this.writableLength);
+    this.#needDrain ||= this.writableLength > 0;
     return this.writableLength === 0;
   }
+  /** The client takes `bytes` of what waits. */
+  take(bytes: number) {
+    this.writableLength = Math.max(0, this.writableLength - bytes);
+    if (this.writableLength === 0 && this.#needDrain) {
+      this.#needDrain = false;
+      this.#emit("drain");
+    }
+  }
   read() {
-    this.writableLength = 0;
+    this.take(this.writableLength);
   }
   end() {
     this.ended = true;
@@ -37,12 +49,15 @@ class FakeResponse {
   }
   destroy() {
     this.destroyed = true;
-    queueMicrotask(() => this.#onClose.forEach((handler) => handler()));
+    queueMicrotask(() => this.#emit("close"));
     return this;
   }
   on(event: string, handler: () => void) {
-    if (event === "close") this.#onClose.push(handler);
+    (this.#handlers[event] ??= []).push(handler);
     return this;
+  }
+  #emit(event: string) {
+    for (const handler of this.#handlers[event] ?? []) handler();
   }
   asResponse() {
     return this as unknown as SseResponse;
@@ -52,6 +67,14 @@ class FakeResponse {
 const content = (delta: string): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta });
 const record = (event: AGUIEvent) => `data: ${JSON.stringify(event)}\n\n`;
 const nextTick = () => new Promise((resolve) => process.nextTick(resolve));
+const KIB = 1024;
+
+/** The stall watch's timers and clock are faked; the sink's per-tick flush (nextTick) is not. */
+const fakeTimers = () => jest.useFakeTimers({ doNotFake: ["nextTick", "queueMicrotask", "setImmediate", "clearImmediate"] });
+
+afterEach(() => {
+  jest.useRealTimers();
+});
 
 describe("pipeToSse", () => {
   it("writes events as `data:` records and heartbeats as comments, LF-only, and ends with the run", () => {
@@ -78,45 +101,6 @@ describe("pipeToSse", () => {
     expect(res.written).toEqual([record(content("a")) + record(content("b")), record(content("c"))]);
   });
 
-  it("drops a client that stops reading once its backlog passes the limit, and leaves the run as a disconnect does", async () => {
-    const res = new FakeResponse();
-    const items = new Subject<SseItem>();
-    let runLeft = false;
-    const reasons: number[] = [];
-    pipeToSse(items.pipe(finalize(() => (runLeft = true))), res.asResponse(), () => {}, {
-      maxBacklogBytes: 64 * 1024,
-      onSlowClient: (backlog) => reasons.push(backlog),
-    });
-    const event = content("x".repeat(1000));
-    // One event a tick, as a kernel that streams steadily sends them.
-    for (let i = 0; i < 10_000 && items.observed; i++) {
-      items.next(event);
-      await nextTick();
-    }
-
-    expect(runLeft).toBe(true);
-    expect(items.observed).toBe(false);
-    expect(res.destroyed).toBe(true);
-    expect(res.ended).toBe(false);
-    // Bounded: the limit, plus the one record that crossed it.
-    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + record(event).length);
-    expect(res.written.length).toBe(Math.floor((64 * 1024) / record(event).length) + 1);
-    expect(reasons).toEqual([res.maxBacklog]);
-  });
-
-  it("writes a burst of one tick in 64 KiB pieces, so a burst too is dropped past the limit and stays bounded", () => {
-    const res = new FakeResponse();
-    const items = new Subject<SseItem>();
-    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024 });
-    const event = content("x".repeat(1000));
-    for (let i = 0; i < 10_000 && items.observed; i++) items.next(event);
-    expect(res.destroyed).toBe(true);
-    expect(items.observed).toBe(false);
-    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * 1024 + Buffer.byteLength(record(event)))).toBe(true);
-    // Bounded: the limit, plus one tick's piece (64 KiB), plus one record.
-    expect(res.maxBacklog).toBeLessThanOrEqual(64 * 1024 + 64 * 1024 + record(event).length);
-  });
-
   it("counts a piece in bytes: text of three-byte characters goes out in pieces of at most 64 KiB too", () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
@@ -128,14 +112,49 @@ describe("pipeToSse", () => {
     }
     items.complete();
     expect(res.written.length).toBeGreaterThan(1);
-    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * 1024 + Buffer.byteLength(record(event)))).toBe(true);
+    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * KIB + Buffer.byteLength(record(event)))).toBe(true);
     expect(res.written.join("")).toBe(record(event).repeat(500));
   });
+});
 
-  it("keeps a client that reads, however much goes through in one tick", () => {
+describe("pipeToSse backpressure", () => {
+  it("closes the gate once the unsent bytes pass the high-water mark, keeps the client, and opens the gate on drain", () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
-    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 64 * 1024 });
+    const gate = new FlowGate();
+    const pressure: Array<[number, boolean]> = [];
+    pipeToSse(items, res.asResponse(), () => {}, {
+      highWaterMark: 64 * KIB,
+      gate,
+      onPressure: (unsent, reading) => pressure.push([unsent, reading]),
+    });
+    const event = content("x".repeat(1000));
+    // A burst of one tick, as one kernel chunk gives: written in 64 KiB pieces as it comes.
+    for (let i = 0; i < 200; i++) items.next(event);
+
+    expect(gate.isOpen).toBe(false);
+    expect(res.destroyed).toBe(false);
+    expect(items.observed).toBe(true);
+    // Closed from the first write past the mark on, and open before it.
+    const firstClosed = pressure.findIndex(([, reading]) => !reading);
+    expect(pressure[firstClosed]![0]).toBeGreaterThan(64 * KIB);
+    expect(pressure.slice(0, firstClosed).every(([unsent]) => unsent <= 64 * KIB)).toBe(true);
+
+    res.read();
+    expect(gate.isOpen).toBe(true);
+    expect(pressure.at(-1)).toEqual([0, true]);
+    items.complete();
+    expect(res.written.join("")).toBe(record(event).repeat(200));
+  });
+
+  it("never closes the gate for a client that keeps up, however much goes through in one tick", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    const readingStates = new Set<boolean>();
+    pipeToSse(items, res.asResponse(), () => {}, {
+      highWaterMark: 64 * KIB,
+      onPressure: (_unsent, reading) => readingStates.add(reading),
+    });
     const event = content("x".repeat(1000));
     for (let i = 0; i < 10_000; i++) {
       items.next(event);
@@ -143,37 +162,144 @@ describe("pipeToSse", () => {
     }
     items.complete();
     expect(res.written.join("")).toBe(record(event).repeat(10_000));
+    expect([...readingStates]).toEqual([true]);
     expect(res.destroyed).toBe(false);
     expect(res.ended).toBe(true);
   });
 
-  it("judges the backlog before a write, so one event larger than the limit still reaches a reading client", async () => {
+  it("delivers one event larger than the mark whole, to a client that reads it", async () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
-    pipeToSse(items, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
+    const gate = new FlowGate();
+    pipeToSse(items, res.asResponse(), () => {}, { highWaterMark: 1024, gate });
     items.next(content("x".repeat(10_000)));
     await nextTick();
     expect(res.writableLength).toBeGreaterThan(1024);
+    expect(gate.isOpen).toBe(false);
     res.read();
+    expect(gate.isOpen).toBe(true);
     items.next(content("y"));
     items.complete();
     expect(res.written.join("")).toBe(record(content("x".repeat(10_000))) + record(content("y")));
     expect(res.destroyed).toBe(false);
   });
 
-  it("drops a client that falls behind during the run's synchronous start", () => {
+  it("opens the gate when its client leaves, so that no kernel read waits on it forever", async () => {
     const res = new FakeResponse();
-    let runLeft = false;
-    let emitted = 0;
-    // A run that emits while it is being subscribed, before the sink holds its subscription.
-    const eager = new Observable<SseItem>((subscriber) => {
-      // More than one 64 KiB piece, so part of it is written while the run is still being subscribed.
-      for (let i = 0; i < 100 && !subscriber.closed; i++, emitted++) subscriber.next(content("x".repeat(1000)));
-      return () => (runLeft = true);
+    const items = new Subject<SseItem>();
+    const gate = new FlowGate();
+    pipeToSse(items, res.asResponse(), () => {}, { highWaterMark: 1024, gate });
+    items.next(content("x".repeat(10_000)));
+    await nextTick();
+    expect(gate.isOpen).toBe(false);
+    res.destroy();
+    await nextTick();
+    expect(gate.isOpen).toBe(true);
+    expect(items.observed).toBe(false);
+  });
+});
+
+describe("pipeToSse and a client that takes nothing", () => {
+  const STALL_MS = 10_000;
+
+  const stalledRun = () => {
+    fakeTimers();
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    const run = { left: false, dropped: [] as number[] };
+    pipeToSse(items.pipe(finalize(() => (run.left = true))), res.asResponse(), () => {}, {
+      stallMs: STALL_MS,
+      onSlowClient: (unsent) => run.dropped.push(unsent),
     });
-    pipeToSse(eager, res.asResponse(), () => {}, { maxBacklogBytes: 1024 });
+    return { res, items, run };
+  };
+
+  it("is dropped once it has taken nothing for the stall time: the run is left as on a disconnect", async () => {
+    const { res, items, run } = stalledRun();
+    items.next(content("x".repeat(1000)));
+    await nextTick();
+    const unsent = res.writableLength;
+
+    jest.advanceTimersByTime(STALL_MS - 1);
+    expect(run.left).toBe(false);
+    expect(res.destroyed).toBe(false);
+    jest.advanceTimersByTime(1);
+    expect(run.left).toBe(true);
+    expect(items.observed).toBe(false);
     expect(res.destroyed).toBe(true);
-    expect(runLeft).toBe(true);
-    expect(res.written.length).toBeLessThan(emitted);
+    expect(res.ended).toBe(false);
+    expect(run.dropped).toEqual([unsent]);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it("is not kept by the heartbeats written to it meanwhile: they are bytes it did not take either", async () => {
+    const { res, items, run } = stalledRun();
+    items.next(content("x".repeat(1000)));
+    await nextTick();
+    for (let second = 1; second < STALL_MS / 1000; second++) {
+      jest.advanceTimersByTime(1000);
+      items.next(HEARTBEAT);
+      await nextTick();
+    }
+    jest.advanceTimersByTime(1000);
+    expect(run.left).toBe(true);
+    expect(res.destroyed).toBe(true);
+  });
+
+  it("is kept as long as it takes a few bytes now and then, and dropped once it stops", async () => {
+    const { res, items, run } = stalledRun();
+    items.next(content("x".repeat(100_000)));
+    await nextTick();
+    // Ten minutes, ten bytes every nine seconds.
+    for (let i = 0; i < 66; i++) {
+      jest.advanceTimersByTime(9_000);
+      res.take(10);
+    }
+    expect(run.left).toBe(false);
+    expect(res.destroyed).toBe(false);
+    jest.advanceTimersByTime(STALL_MS + 1000);
+    expect(run.left).toBe(true);
+    expect(res.destroyed).toBe(true);
+  });
+
+  it("is not watched while nothing waits for it: a client that keeps up leaves no timer behind", async () => {
+    const { res, items } = stalledRun();
+    for (let i = 0; i < 10; i++) {
+      items.next(content("x".repeat(1000)));
+      await nextTick();
+      res.read();
+      jest.advanceTimersByTime(1000);
+    }
+    expect(jest.getTimerCount()).toBe(0);
+    items.complete();
+    expect(res.ended).toBe(true);
+  });
+
+  it("is watched after the run's end too: the bytes it leaves unread are let go", async () => {
+    const { res, items, run } = stalledRun();
+    items.next(content("x".repeat(1000)));
+    items.complete();
+    expect(res.ended).toBe(true);
+    jest.advanceTimersByTime(STALL_MS);
+    expect(res.destroyed).toBe(true);
+    expect(run.dropped).toHaveLength(1);
+  });
+});
+
+describe("pipeToSse and a client that left before it started", () => {
+  it("starts the run and leaves it at once, as on a disconnect, and writes nothing", () => {
+    const res = new FakeResponse();
+    res.destroyed = true;
+    let subscribed = false;
+    let left = false;
+    const run = new Observable<SseItem>((subscriber) => {
+      subscribed = true;
+      subscriber.next(content("early"));
+      return () => (left = true);
+    });
+    pipeToSse(run, res.asResponse(), () => {});
+    expect(subscribed).toBe(true);
+    expect(left).toBe(true);
+    expect(res.written).toEqual([]);
   });
 });

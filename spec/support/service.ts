@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     interruptTtlS: 540,
     recordDir: undefined,
     disconnectGraceMs: 0,
+    clientStallS: 120,
     drainS: 10,
     allowedHosts: [],
     allowedOrigins: [],
