@@ -9,20 +9,23 @@ import os from "node:os";
 import { benchIdleStreams } from "./idle-streams.js";
 import { benchLoopback } from "./loopback.js";
 import { benchOperatorChain } from "./operator-chain.js";
+import { benchSlowClient } from "./slow-client.js";
 import { benchThreadStore } from "./thread-store.js";
 
 const RESULTS = new URL("../../bench/results.json", import.meta.url);
 const started = Date.now();
 const log = (message: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
 
-log("1/4 operator chain");
+log("1/5 operator chain");
 const chain = await benchOperatorChain();
-log("2/4 end to end on loopback");
+log("2/5 end to end on loopback");
 const loopback = await benchLoopback();
-log("3/4 idle streams");
+log("3/5 idle streams");
 const idle = await benchIdleStreams();
-log("4/4 thread store");
+log("4/5 thread store");
 const store = await benchThreadStore();
+log("5/5 slow client");
+const slow = await benchSlowClient();
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -112,6 +115,14 @@ const rows: Row[] = [
     "≤ 1.2",
     check(store.ratio <= 1.2),
   ],
+  [
+    `slow client, ${n(slow.deltas)}-delta run: service peak RSS growth (MiB)`,
+    n(slow.servicePeakRssMiB, 1),
+    `${n(slow.streamMiB, 1)} MiB stream read at ${slow.burstKiB} KiB per ${slow.pauseMs} ms in ${n(slow.seconds, 1)} s${slow.complete ? "" : " (**incomplete**)"}; read at full speed: ${n(slow.serviceFastPeakRssMiB, 1)}; raw proxy: ${n(slow.proxyPeakRssMiB, 1)}`,
+    `slow ÷ full speed: ${n(slow.servicePeakRssMiB / slow.serviceFastPeakRssMiB, 2)}`,
+    "–",
+    "–",
+  ],
 ];
 
 const table = [
@@ -129,6 +140,7 @@ const results = {
   loopback,
   idleStreams: idle,
   threadStore: store,
+  slowClient: slow,
   table,
 };
 writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
