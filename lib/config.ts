@@ -9,6 +9,7 @@ import path from "node:path";
 import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
+import { workspaceProblem } from "./validation.js";
 
 export interface Config {
   host: string;
@@ -44,7 +45,15 @@ export interface Config {
   maxKernelRecordBytes: number;
   /** A non-SSE (JSON) answer of the kernel, in bytes. */
   maxKernelResponseBytes: number;
+  // Generic AG-UI clients (CopilotKit and the like), both off by default: the strict protocol stays the default.
+  /** The workspace of a request that sends no `forwardedProps.iacCode`; unset, such a request is refused. */
+  defaultCwd?: string | undefined;
+  /** Declared client `tools`: refused (unset, "refuse") or accepted and never offered to the kernel ("ignore"). */
+  clientTools?: ClientToolsPolicy | undefined;
 }
+
+export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
+export type ClientToolsPolicy = (typeof CLIENT_TOOLS_POLICIES)[number];
 
 const SETTINGS = {
   host: "IAC_CODE_AGUI_HOST",
@@ -66,6 +75,8 @@ const SETTINGS = {
   maxConnections: "IAC_CODE_AGUI_MAX_CONNECTIONS",
   maxKernelRecordBytes: "IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES",
   maxKernelResponseBytes: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
+  defaultCwd: "IAC_CODE_AGUI_DEFAULT_CWD",
+  clientTools: "IAC_CODE_AGUI_CLIENT_TOOLS",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -177,6 +188,26 @@ function authToken(raw: string | undefined, warn: (message: string) => void): st
   return token;
 }
 
+/**
+ * The workspace of requests that send no iacCode (`IAC_CODE_AGUI_DEFAULT_CWD`),
+ * held to what a request's own cwd is held to, at start: a mistake stops the
+ * service rather than failing every such request.
+ */
+function defaultCwd(raw: string | undefined, allowedCwds: readonly string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  const cwd = path.resolve(raw);
+  const problem = workspaceProblem(cwd, allowedCwds);
+  if (problem) throw new ConfigError(`${SETTINGS.defaultCwd} (${flagName(SETTINGS.defaultCwd)}) "${raw}" ${problem}.`);
+  return cwd;
+}
+
+function clientTools(raw: string | undefined): ClientToolsPolicy | undefined {
+  if (raw === undefined) return undefined;
+  const policy = CLIENT_TOOLS_POLICIES.find((known) => known === raw);
+  if (!policy) throw new ConfigError(`${SETTINGS.clientTools} must be one of ${CLIENT_TOOLS_POLICIES.join(", ")}, got "${raw}".`);
+  return policy;
+}
+
 const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
 
 export function loadConfig(
@@ -191,6 +222,7 @@ export function loadConfig(
   };
   const a2aUrl = read("a2aUrl");
   const cwds = read("allowedCwds");
+  const allowedCwds = (cwds ? cwds.split(path.delimiter).filter(Boolean) : [process.cwd(), os.tmpdir()]).map((p) => path.resolve(p));
   return {
     host: read("host") ?? "127.0.0.1",
     port: integer(SETTINGS.port, read("port"), 8080, 0),
@@ -198,7 +230,7 @@ export function loadConfig(
     a2aToken: read("a2aToken"),
     authToken: authToken(merged[SETTINGS.authToken], warn),
     stateDir: path.resolve(read("stateDir") ?? path.join(configHome(env), "agui")),
-    allowedCwds: (cwds ? cwds.split(path.delimiter).filter(Boolean) : [process.cwd(), os.tmpdir()]).map((p) => path.resolve(p)),
+    allowedCwds,
     heartbeatMs: integer(SETTINGS.heartbeatMs, read("heartbeatMs"), 15_000, 1),
     interruptTtlS: integer(SETTINGS.interruptTtlS, read("interruptTtlS"), DEFAULT_INTERRUPT_TTL_S, 0),
     recordDir: read("recordDir") === undefined ? undefined : path.resolve(read("recordDir")!),
@@ -216,5 +248,7 @@ export function loadConfig(
       DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
       1024,
     ),
+    defaultCwd: defaultCwd(read("defaultCwd"), allowedCwds),
+    clientTools: clientTools(read("clientTools")),
   };
 }

@@ -2,8 +2,11 @@
  * Admission of one AG-UI RunAgentInput (R-IN, R-EXT). The JSON Schema files
  * in `schemas/` decide the shape; this file only adds what a schema cannot
  * say: where `cwd` really points, how many bytes the images decode to, and
- * whether a new run carries a user message.
+ * whether a new run carries a user message. Two settings let a generic
+ * client (CopilotKit and the like) through: a default cwd for a request
+ * without iacCode, and declared client tools accepted and left unused.
  */
+import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
@@ -12,6 +15,7 @@ import { AguiError } from "./errors.js";
 import type { Config } from "./config.js";
 import { SCHEMAS_DIR } from "./paths.js";
 import { latestUserMessage } from "./a2a/request-mapping.js";
+import { isJsonObject } from "./model/json.js";
 
 /** `forwardedProps.iacCode`, as `schemas/iac-code-extension.schema.json` admits it. */
 export interface IacCodeExtension {
@@ -38,26 +42,35 @@ export type ValidRunInput = Omit<RunAgentInput, "forwardedProps"> & {
 /**
  * Which message an INVALID_INPUT carries (`INVALID_INPUT.<reason>` in the
  * locales). Absent means the envelope itself. Wire contract §9 reports
- * forwardedProps, cwd and tools failures alike, as "forwardedProps".
+ * forwardedProps and cwd failures alike, as "forwardedProps"; client tools
+ * have their own ("tools": declared at all; "toolDeclaration": declared
+ * wrong while they are accepted), since a generic client that sends them
+ * sends no iac-code properties to blame.
  */
-export type InvalidInputReason = "forwardedProps" | "userMessage" | "userContent" | "imageTooLarge" | "imagesTooLarge";
+export type InvalidInputReason =
+  "forwardedProps" | "tools" | "toolDeclaration" | "userMessage" | "userContent" | "imageTooLarge" | "imagesTooLarge";
 
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_TOTAL_IMAGE_BYTES = 10 * 1024 * 1024;
 
 const SCHEMA_FILES = ["iac-code-extension.schema.json", "user-message-content.schema.json", "run-agent-input.schema.json"];
 const RUN_INPUT_SCHEMA_ID = "urn:iac-code:agui:schema:run-agent-input:v1";
+const DECLARED_TOOLS_SCHEMA_ID = `${RUN_INPUT_SCHEMA_ID}#/$defs/declaredTools`;
 
-let validateEnvelope: ValidateFunction | undefined;
+let validators: { envelope: ValidateFunction; declaredTools: ValidateFunction } | undefined;
 
-function envelopeValidator(): ValidateFunction {
-  if (!validateEnvelope) {
+function schemaValidators(): NonNullable<typeof validators> {
+  if (!validators) {
     const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
     for (const file of SCHEMA_FILES) ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMAS_DIR, file), "utf8")));
-    validateEnvelope = ajv.getSchema(RUN_INPUT_SCHEMA_ID);
-    if (!validateEnvelope) throw new Error(`schema ${RUN_INPUT_SCHEMA_ID} not found in ${SCHEMAS_DIR}`);
+    const get = (id: string) => {
+      const validate = ajv.getSchema(id);
+      if (!validate) throw new Error(`schema ${id} not found in ${SCHEMAS_DIR}`);
+      return validate;
+    };
+    validators = { envelope: get(RUN_INPUT_SCHEMA_ID), declaredTools: get(DECLARED_TOOLS_SCHEMA_ID) };
   }
-  return validateEnvelope;
+  return validators;
 }
 
 function invalid(reason: InvalidInputReason | undefined, detail: string): AguiError {
@@ -82,8 +95,9 @@ function describe(error: ErrorObject): string {
 
 function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | undefined {
   const missing = error.keyword === "required" ? String(error.params.missingProperty) : undefined;
-  if (/^\/(forwardedProps|tools)(\/|$)/.test(error.instancePath)) return "forwardedProps";
-  if (error.instancePath === "" && (missing === "forwardedProps" || missing === "tools")) return "forwardedProps";
+  if (/^\/tools(\/|$)/.test(error.instancePath) || (error.instancePath === "" && missing === "tools")) return "tools";
+  if (/^\/forwardedProps(\/|$)/.test(error.instancePath)) return "forwardedProps";
+  if (error.instancePath === "" && missing === "forwardedProps") return "forwardedProps";
   const content = /^\/messages\/(\d+)\/content(\/|$)/.exec(error.instancePath);
   if (!content) return undefined;
   const messages = (body as { messages: Array<{ role?: unknown }> }).messages;
@@ -183,22 +197,28 @@ function isDirectory(absolute: string): boolean {
   }
 }
 
-/** A cwd the kernel will find as this service found it: an existing directory inside an allowed root, reached without /proc. */
-function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
-  const where = "/forwardedProps/iacCode/cwd";
-  if (!path.isAbsolute(cwd)) throw invalid("forwardedProps", `${where}: must be an absolute path on this platform`);
+/**
+ * Why `cwd` is not a workspace the kernel will find as this service found
+ * it (an existing directory inside an allowed root, reached without /proc),
+ * or undefined when it is one. Also what `IAC_CODE_AGUI_DEFAULT_CWD` is held to.
+ */
+export function workspaceProblem(cwd: string, allowedCwds: readonly string[]): string | undefined {
+  if (!path.isAbsolute(cwd)) return "must be an absolute path on this platform";
   const absolute = path.resolve(cwd);
   const real = realPathOf(absolute);
-  if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) {
-    throw invalid("forwardedProps", `${where}: is outside the allowed workspace roots`);
-  }
+  if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) return "is outside the allowed workspace roots";
   let directory: string;
   try {
     directory = walkWorkspace(absolute);
   } catch (problem) {
-    throw invalid("forwardedProps", `${where}: ${(problem as Error).message}`);
+    return (problem as Error).message;
   }
-  if (!isDirectory(directory)) throw invalid("forwardedProps", `${where}: is not an existing directory`);
+  return isDirectory(directory) ? undefined : "is not an existing directory";
+}
+
+function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
+  const problem = workspaceProblem(cwd, allowedCwds);
+  if (problem) throw invalid("forwardedProps", `/forwardedProps/iacCode/cwd: ${problem}`);
 }
 
 interface InlineImage {
@@ -225,11 +245,6 @@ function checkImageSizes(input: ValidRunInput): void {
 }
 
 /**
- * The body as a ValidRunInput, or an `INVALID_INPUT` AguiError describing the
- * first problem (`params.detail`, short English, never a submitted value).
- * The body is returned as is, not copied or normalised.
- */
-/**
  * How deep a request may nest. JSON.parse takes any depth, but everything
  * after it that walks a value recursively (the schema validator, the run id
  * digest, JSON.stringify) would overflow the stack on a body nested tens of
@@ -251,14 +266,56 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
-export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds">): ValidRunInput {
-  if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, `/: nested deeper than ${MAX_JSON_DEPTH} levels`);
-  const validate = envelopeValidator();
-  if (!validate(body)) {
-    const first = validate.errors?.[0];
-    throw first ? invalid(reasonFor(first, body), describe(first)) : invalid(undefined, "/: is invalid");
+/** The invocation of a thread whose client names none: one per thread, so the thread's resumes name the same. */
+export function invocationIdFor(threadId: string): string {
+  return "agui-thread-" + createHash("sha256").update(threadId, "utf8").digest("hex").slice(0, 40);
+}
+
+/**
+ * With `IAC_CODE_AGUI_DEFAULT_CWD`, a body that sends no iacCode (nor,
+ * perhaps, forwardedProps) is given one before the schema looks, as an
+ * iac-code client would have written it. An iacCode the client sent, even
+ * a wrong one, is left for the schema to judge.
+ */
+function withDefaultIacCode(body: unknown, defaultCwd: string | undefined): unknown {
+  if (defaultCwd === undefined || !isJsonObject(body) || typeof body.threadId !== "string") return body;
+  const forwarded = body.forwardedProps === undefined ? {} : body.forwardedProps;
+  if (!isJsonObject(forwarded) || "iacCode" in forwarded) return body;
+  const iacCode = { schemaVersion: 1, rosInvocationId: invocationIdFor(body.threadId), cwd: defaultCwd };
+  return { ...body, forwardedProps: { ...forwarded, iacCode } };
+}
+
+/**
+ * With `IAC_CODE_AGUI_CLIENT_TOOLS=ignore`: the declared tools must be
+ * tools, and the envelope is then judged as if it declared none. Nothing
+ * reads them after this: they never reach the kernel.
+ */
+function withoutDeclaredTools(body: unknown): unknown {
+  if (!isJsonObject(body)) return body;
+  const { declaredTools } = schemaValidators();
+  if (!declaredTools(body.tools)) {
+    const first = declaredTools.errors?.[0];
+    throw invalid("toolDeclaration", first ? describe({ ...first, instancePath: `/tools${first.instancePath}` }) : "/tools: is invalid");
   }
-  const input = body as ValidRunInput;
+  return { ...body, tools: [] };
+}
+
+/**
+ * The body as a ValidRunInput, or an `INVALID_INPUT` AguiError describing the
+ * first problem (`params.detail`, short English, never a submitted value).
+ * The body is returned as is, not copied or normalised, but for the iacCode
+ * a default cwd gives it.
+ */
+export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds" | "defaultCwd" | "clientTools">): ValidRunInput {
+  if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, `/: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const completed = withDefaultIacCode(body, config.defaultCwd);
+  const judged = config.clientTools === "ignore" ? withoutDeclaredTools(completed) : completed;
+  const { envelope } = schemaValidators();
+  if (!envelope(judged)) {
+    const first = envelope.errors?.[0];
+    throw first ? invalid(reasonFor(first, judged), describe(first)) : invalid(undefined, "/: is invalid");
+  }
+  const input = completed as ValidRunInput;
   checkCwd(input.forwardedProps.iacCode.cwd, config.allowedCwds);
   checkImageSizes(input);
   const isResume = (input.resume?.length ?? 0) > 0;

@@ -72,7 +72,10 @@ describe("the HTTP edge before the stream starts", () => {
     );
     expect(status).toBe(400);
     expect(json).toMatchObject({
-      error: { code: "INVALID_INPUT", message: expect.stringContaining("Invalid iac-code forwarded properties.") },
+      error: {
+        code: "INVALID_INPUT",
+        message: expect.stringContaining("Client-defined tools are not supported: tools must be an empty array."),
+      },
     });
     expect(harness.kernel.received.length).toBe(before);
   });

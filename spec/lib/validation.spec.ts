@@ -103,7 +103,7 @@ describe("validateRunInput: envelope (R-IN)", () => {
     ["state", undefined],
     ["messages", undefined],
     ["context", undefined],
-    ["tools", "forwardedProps"],
+    ["tools", "tools"],
     ["forwardedProps", "forwardedProps"],
   ])("rejects a missing %s", (field, reason) => {
     const input = validInput();
@@ -122,8 +122,8 @@ describe("validateRunInput: envelope (R-IN)", () => {
     expectRejected({ ...validInput(), runId: "" });
   });
 
-  it("rejects client-defined tools as a forwarded-properties failure", () => {
-    const error = expectRejected({ ...validInput(), tools: [{ name: "t", description: "d" }] }, "forwardedProps");
+  it("rejects client-defined tools as a tools failure", () => {
+    const error = expectRejected({ ...validInput(), tools: [{ name: "t", description: "d" }] }, "tools");
     expect(error.params.detail).toContain("/tools");
   });
 
