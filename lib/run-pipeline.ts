@@ -193,11 +193,11 @@ export function deliver(
     stage("opening", startWith(...setup.opening)),
     stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools() : identity),
     stage("neutralizeTerminalControls", neutralizeTerminalControls()),
-    endWithRunError(runError),
+    endWithRunError(runError, setup.opening),
     stage("closeSpans", closeSpans()),
     stage("recordStatus", recordStatus ? tap(recordStatus) : identity),
     stage("mergeHeartbeat", mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler)),
-    endWithRunError<SseItem>(runError),
+    endWithRunError<SseItem>(runError, setup.opening),
   );
 }
 

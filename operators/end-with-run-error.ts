@@ -5,8 +5,12 @@
  * client's verifier). Whatever the failure, it never reaches the sink as an
  * error: a run's failure stays in that run.
  *
+ * A failure before anything passed is told after `opening` (RUN_STARTED):
+ * a client's verifier accepts no event before it.
+ *
  *   -a-#        → -a-(E|)
  *   -a-F-#      → -a-F-|      (F: RUN_FINISHED or RUN_ERROR)
+ *   -#          → -(SE|)      (S: opening)
  */
 import { EventType } from "@ag-ui/core";
 import { catchError, defer, EMPTY, of, tap, type MonoTypeOperatorFunction, type ObservableInput } from "rxjs";
@@ -18,15 +22,20 @@ const isTerminal = (item: unknown) =>
   "type" in item &&
   (item.type === EventType.RUN_FINISHED || item.type === EventType.RUN_ERROR);
 
-export function endWithRunError<T>(runError: (error: unknown) => T): MonoTypeOperatorFunction<T> {
+export function endWithRunError<T>(runError: (error: unknown) => T, opening: readonly T[] = []): MonoTypeOperatorFunction<T> {
   return (source) =>
     defer(() => {
+      let started = false;
       let ended = false;
       return source.pipe(
         tap((item) => {
+          started = true;
           if (isTerminal(item)) ended = true;
         }),
-        catchError((error: unknown): ObservableInput<T> => (ended ? EMPTY : of(runError(error)))),
+        catchError((error: unknown): ObservableInput<T> => {
+          if (ended) return EMPTY;
+          return started ? of(runError(error)) : of(...opening, runError(error));
+        }),
       );
     });
 }

@@ -25,6 +25,15 @@ describe("endWithRunError", () => {
     });
   });
 
+  it("tells the opening first when the failure comes before anything passed", () => {
+    const started: AGUIEvent = { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+    marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold("-#", {}, "boom");
+      expectObservable(source.pipe(endWithRunError(runError, [started]))).toBe("-(se|)", { s: started, e: runError("boom") });
+      expectSubscriptions(source.subscriptions).toBe("^!");
+    });
+  });
+
   it("passes a source that does not fail untouched", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold("-a-f|", { a: text, f: finished });

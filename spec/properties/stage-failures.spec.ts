@@ -64,13 +64,12 @@ describe("a stage that fails", () => {
 
   it("ends only its own run, with RUN_ERROR and its task cancelled, whichever stage and item", async () => {
     const cancels = () => harness.kernel.received.filter((call) => call.method === "CancelTask" || call.method === "ListTasks").length;
-    const stagesAfterCloseSpans = stagesSeen.slice(stagesSeen.indexOf("closeSpans") + 1);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...stagesSeen),
-        fc.nat({ max: 6 }),
-        fc.constantFrom("reasoning-tools", "chat", "pipeline"),
-        async (stage, afterItems, fixture) => {
+    // A failure from the stage that closes spans on comes after spans are closed: it cannot close what is open.
+    const stagesAfterCloseSpans = stagesSeen.slice(stagesSeen.indexOf("closeSpans"));
+    // Every stage in turn; for each, the first item (always) and random later ones, over fixtures of both modes.
+    for (const stage of stagesSeen) {
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: 6 }), fc.constantFrom("reasoning-tools", "chat", "pipeline"), async (afterItems, fixture) => {
           const cancelsBefore = cancels();
           armed = { stage, afterItems };
           const iacCode = fixture === "pipeline" ? { runMode: "pipeline" } : {};
@@ -94,7 +93,7 @@ describe("a stage that fails", () => {
           expect(ofType(events, EventType.RUN_ERROR)).toHaveLength(1);
           expect(ofType(events, EventType.RUN_FINISHED)).toHaveLength(0);
           if (late) {
-            // Past the stage that closes spans, only a bug in the service's own last stages can fail; the run still ends.
+            // Only a bug in the service's own last stages fails here; the run still starts and ends as a run.
             expect(events[0]?.type).toBe(EventType.RUN_STARTED);
           } else {
             expect(openSpansAtTheEnd(events)).toEqual([]);
@@ -104,10 +103,10 @@ describe("a stage that fails", () => {
             await expectValidRun(other.events);
             expect(other.events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
           }
-        },
-      ),
-      { numRuns: 60 },
-    );
+        }),
+        { numRuns: 4, examples: [[0, "reasoning-tools"]] },
+      );
+    }
     expect(uncaught).toEqual([]);
   }, 120_000);
 });
