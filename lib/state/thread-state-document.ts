@@ -78,6 +78,8 @@ function projectExecution(execution: ExecutionState): ExecutionState {
     pipelineOpenSteps: execution.pipelineOpenSteps,
     textSnapshotDigests: execution.textSnapshotDigests,
     pending: mapRecord(execution.pending, projectPending),
+    ...(execution.runId !== undefined ? { runId: execution.runId } : {}),
+    ...(execution.interruptedRunId !== undefined ? { interruptedRunId: execution.interruptedRunId } : {}),
   };
 }
 
@@ -101,6 +103,7 @@ export function projectThreadState(state: ThreadState): ThreadState {
     iacCodeSessionId: state.iacCodeSessionId,
     execution: projectExecution(state.execution),
     runDigests: mapRecord(state.runDigests, (digest) => digest as string),
+    ...(state.reusedRunDigests !== undefined ? { reusedRunDigests: state.reusedRunDigests } : {}),
     appliedResumeDigests: Array.isArray(state.appliedResumeDigests)
       ? state.appliedResumeDigests.map(projectApplied)
       : state.appliedResumeDigests,

@@ -62,6 +62,14 @@ export interface ExecutionState {
   /** SHA-256 (lowercase hex) of the full text of each message sent in this execution (contract §6). */
   textSnapshotDigests: string[];
   pending: Record<string, PendingInput>;
+  /** The run that holds this execution, or held it last (absent in files written before it was kept). */
+  runId?: string;
+  /**
+   * The run whose pause raised the pending interrupts, until a resume under
+   * its id is admitted: CopilotKit resumes with the interrupted run's id
+   * (see `threads/admission.ts`).
+   */
+  interruptedRunId?: string;
 }
 
 export interface AppliedResume {
@@ -80,6 +88,8 @@ export interface ThreadState {
   execution: ExecutionState;
   /** runId → canonical digest of the request (credentials removed). */
   runDigests: Record<string, string>;
+  /** Digests of the resumes admitted under the id of the run they resumed: a replay of one is DUPLICATE_RUN_ID too. */
+  reusedRunDigests?: string[];
   appliedResumeDigests: AppliedResume[];
   terminalExecutionIds: string[];
 }

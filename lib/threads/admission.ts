@@ -53,9 +53,28 @@ async function save(store: ThreadStore, state: ThreadState): Promise<void> {
   }
 }
 
-function checkRunId(state: ThreadState | undefined, runId: string, digest: string): void {
-  const previous = state?.runDigests[runId];
-  if (previous !== undefined) throw new AguiError(previous === digest ? "DUPLICATE_RUN_ID" : "RUN_ID_CONFLICT");
+/**
+ * Whether the run id is new, or reused by a resume under the id of the run
+ * whose pause raised the pending interrupts (returns true). CopilotKit
+ * resumes so, and there the id is unambiguous: it names the run the answers
+ * continue. That is accepted once per pause; a request seen before is
+ * DUPLICATE_RUN_ID, any other reuse RUN_ID_CONFLICT.
+ */
+function checkRunId(state: ThreadState | undefined, input: ValidRunInput, digest: string): boolean {
+  const previous = state?.runDigests[input.runId];
+  if (state === undefined || previous === undefined) return false;
+  if (previous === digest || state.reusedRunDigests?.includes(digest)) throw new AguiError("DUPLICATE_RUN_ID");
+  const resumesItsOwnPause = input.resume !== undefined && state.execution.interruptedRunId === input.runId && hasPending(state);
+  if (!resumesItsOwnPause) throw new AguiError("RUN_ID_CONFLICT");
+  return true;
+}
+
+/** The request's run id and digest on record, and its run as the one holding the execution. */
+function recordRun(state: ThreadState, runId: string, digest: string, reusesRunId: boolean): ThreadState {
+  if (!reusesRunId) return { ...state, runDigests: { ...state.runDigests, [runId]: digest }, execution: { ...state.execution, runId } };
+  // The pause this resume answers is used up: a pause of the run it starts will offer its id again.
+  const { interruptedRunId: _answered, ...execution } = state.execution;
+  return { ...state, reusedRunDigests: [...(state.reusedRunDigests ?? []), digest], execution: { ...execution, runId } };
 }
 
 export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {
@@ -65,13 +84,13 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
   const digest = requestDigest(input);
 
   // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
-  checkRunId(await loadThread(store, input.threadId), input.runId, digest);
+  checkRunId(await loadThread(store, input.threadId), input, digest);
   const lease = await store.tryAcquire(input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
     // Under the lease the file is authoritative: another run may have changed it since the first look.
     let state = await loadThread(store, input.threadId);
-    checkRunId(state, input.runId, digest);
+    const reusesRunId = checkRunId(state, input, digest);
     const userId = ext.userId ?? null;
     if (state === undefined) {
       if (isResume) throw new AguiError("EXECUTION_LOST");
@@ -101,7 +120,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         state = rotateExecution(state, deps.newExecutionId(), ext.rosInvocationId);
       }
     }
-    state = { ...state, runDigests: { ...state.runDigests, [input.runId]: digest } };
+    state = recordRun(state, input.runId, digest, reusesRunId);
     await save(store, state);
     return { state, lease, isResume };
   } catch (error) {

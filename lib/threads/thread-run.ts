@@ -132,6 +132,8 @@ export class ThreadRun {
         textSnapshotDigests: [...new Set([...state.execution.textSnapshotDigests, ...textDigests])],
         pipelineSequence: Math.max(state.execution.pipelineSequence, pipelineSequence ?? 0),
         pipelineOpenSteps: openSteps ? [...openSteps] : state.execution.pipelineOpenSteps,
+        // Whose pause this is: a resume may come back under this run's id (see `admission.ts`).
+        ...(state.execution.runId !== undefined ? { interruptedRunId: state.execution.runId } : {}),
       },
     }));
     this.#paused = true;
