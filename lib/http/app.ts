@@ -1,6 +1,7 @@
 /**
  * The HTTP surface (R-HTTP): `GET /health`, `POST /` (a RunAgentInput in,
- * an SSE stream of AG-UI events out) and the cancel route. Everything that
+ * a stream of AG-UI events out: SSE, or protobuf for a client whose Accept
+ * asks for it, see `event-encoding.ts`) and the cancel route. Everything that
  * can go wrong before the stream starts is answered as `{"error": {"code",
  * "message"}}` with the status of the wire contract §9, in the request's
  * language; once the stream has started, failures are `RUN_ERROR` events.
@@ -33,6 +34,7 @@ import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
 import { RunRegistry } from "./run-registry.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
+import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 export interface AppDependencies {
@@ -148,6 +150,7 @@ export function createApp({
     );
     pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
       ...sse,
+      encoding: negotiateEncoding(req),
       gate,
       stallMs: config.clientStallS * 1000,
       onSlowClient: (unsent) =>

@@ -1,11 +1,14 @@
 /**
  * The Express end of a stream (a run, or an observer): writes each AG-UI
- * event as one `data: <json>` record and each heartbeat as the comment
- * `: heartbeat`, LF-only framing (the AG-UI client's parser breaks on
- * CRLF). A client that goes away unsubscribes the run, which cancels the
- * upstream task (see `onAbandon`) — also one that left before the sink
- * started (while its run was admitted), whose run is started and left at
- * once.
+ * event in the stream's encoding (see `event-encoding.ts`): by default
+ * one SSE `data: <json>` record, LF-only (the AG-UI client's parser breaks
+ * on CRLF), and each heartbeat as the comment `: heartbeat`; or, for a
+ * client that asked for protobuf, one length-prefixed protobuf frame, and
+ * no heartbeat at all. Everything below holds for both.
+ *
+ * A client that goes away unsubscribes the run, which cancels the upstream
+ * task (see `onAbandon`) — also one that left before the sink started
+ * (while its run was admitted), whose run is started and left at once.
  *
  * Backpressure, end to end: once the response holds more than
  * `highWaterMark` unsent bytes (`res.writableLength`, what Node holds that
@@ -37,15 +40,8 @@ import { DEFAULT_CLIENT_STALL_S } from "../config.js";
 import { AguiError } from "../errors.js";
 import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
 import type { SseItem } from "../run.js";
+import { encodeSseEvent, SSE_ENCODING, SSE_HEARTBEAT, type EventEncoding } from "./event-encoding.js";
 import { FlowGate } from "./flow-gate.js";
-
-export const SSE_HEADERS = {
-  "Content-Type": "text/event-stream; charset=utf-8",
-  "Cache-Control": "no-cache, no-transform",
-  Connection: "keep-alive",
-  // Reverse proxies (nginx) would otherwise buffer the stream.
-  "X-Accel-Buffering": "no",
-} as const;
 
 /**
  * 256 KiB: a client that keeps up never leaves this much unsent (the
@@ -63,12 +59,23 @@ const STALL_CHECK_MS = 1000;
 
 /**
  * Records of one tick are written together, but at most 64 KiB at once:
- * counted in UTF-16 units (no byte count per event), each of which is at
- * most 3 bytes of UTF-8.
+ * text counted in UTF-16 units (no byte count per event), each of which is
+ * at most 3 bytes of UTF-8.
  */
-const FLUSH_AT_LENGTH = Math.floor((64 * 1024) / 3);
+const FLUSH_AT_BYTES = 64 * 1024;
+const sizeBound = (record: string | Uint8Array) => (typeof record === "string" ? record.length * 3 : record.byteLength);
+const byteLength = (chunk: string | Uint8Array) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);
+
+/** The records of one write: joined as text, or as bytes (an encoding gives one kind or the other). */
+function joinRecords(records: ReadonlyArray<string | Uint8Array>): string | Uint8Array {
+  if (records.length === 1) return records[0]!;
+  if (records.every((record) => typeof record === "string")) return records.join("");
+  return Buffer.concat(records.map((record) => (typeof record === "string" ? Buffer.from(record) : record)));
+}
 
 export interface SseSinkOptions {
+  /** How events go on the wire, as the request negotiated it (`negotiateEncoding`). Default SSE. */
+  encoding?: EventEncoding;
   /** Unsent bytes above which the stream stops reading its kernel. Default `DEFAULT_HIGH_WATER_MARK`. */
   highWaterMark?: number;
   /** The gate the stream's kernel reads go through: closed above the mark, opened on `drain`. */
@@ -87,11 +94,11 @@ export type SseResponse = Pick<
   "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
 >;
 
-export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? ": heartbeat\n\n" : `data: ${JSON.stringify(item)}\n\n`);
+export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? SSE_HEARTBEAT : encodeSseEvent(item));
 
 /** The sink does not know the request's language; this last-resort message is in the default one. */
-const encodingFailedRecord = () =>
-  encodeSseItem({
+const encodingFailedRecord = (encoding: EventEncoding) =>
+  encoding.encode({
     type: EventType.RUN_ERROR,
     code: "INTERNAL_ERROR",
     message: messageFor(new AguiError("INTERNAL_ERROR"), DEFAULT_LANGUAGE),
@@ -106,18 +113,20 @@ export function pipeToSse(
   const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
   const gate = options.gate ?? new FlowGate();
+  const encoding = options.encoding ?? SSE_ENCODING;
   // Its 'close' has come and gone: the run starts and is left at once, as on any disconnect.
   if (res.destroyed) {
     items$.subscribe({ error: onError }).unsubscribe();
     return;
   }
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, encoding.headers);
   res.flushHeaders();
   let subscription: Subscription | undefined;
   let dropped = false;
-  // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_LENGTH):
+  // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_BYTES):
   // one kernel chunk often yields many events, and each write of a chunked response has its own framing.
-  let pending = "";
+  let pending: Array<string | Uint8Array> = [];
+  let pendingBound = 0;
   // Bytes handed to res.write: less what the response still holds, what its client has taken.
   let written = 0;
   const taken = () => written - res.writableLength;
@@ -156,10 +165,12 @@ export function pipeToSse(
   };
 
   const flush = () => {
-    if (dropped || pending === "") return;
-    written += Buffer.byteLength(pending);
-    res.write(pending);
-    pending = "";
+    if (dropped || pending.length === 0) return;
+    const chunk = joinRecords(pending);
+    pending = [];
+    pendingBound = 0;
+    written += byteLength(chunk);
+    res.write(chunk);
     const unsent = res.writableLength;
     if (unsent > highWaterMark) gate.pause();
     if (unsent > 0) watchForStall();
@@ -167,7 +178,8 @@ export function pipeToSse(
   };
   const stop = () => {
     dropped = true;
-    pending = "";
+    pending = [];
+    pendingBound = 0;
     clearTimeout(stallTimer);
     stallTimer = undefined;
     // Nothing may wait at the gate of a stream that is over.
@@ -185,7 +197,7 @@ export function pipeToSse(
   // was sent, and is unsubscribed as if its client had left, which cancels its task.
   const failEncoding = (error: unknown) => {
     onError(error);
-    pending += encodingFailedRecord();
+    pending.push(encodingFailedRecord(encoding));
     flush();
     stop();
     subscription?.unsubscribe();
@@ -194,15 +206,21 @@ export function pipeToSse(
   subscription = items$.subscribe({
     next: (item) => {
       if (dropped) return;
-      let record: string;
-      try {
-        record = encodeSseItem(item);
-      } catch (error) {
-        return failEncoding(error);
+      let record: string | Uint8Array;
+      if (item === HEARTBEAT) {
+        if (encoding.heartbeat === undefined) return;
+        record = encoding.heartbeat;
+      } else {
+        try {
+          record = encoding.encode(item);
+        } catch (error) {
+          return failEncoding(error);
+        }
       }
-      if (pending === "") process.nextTick(flush);
-      pending += record;
-      if (pending.length >= FLUSH_AT_LENGTH) flush();
+      if (pending.length === 0) process.nextTick(flush);
+      pending.push(record);
+      pendingBound += sizeBound(record);
+      if (pendingBound >= FLUSH_AT_BYTES) flush();
     },
     error: (error: unknown) => {
       // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.

@@ -23,6 +23,7 @@ import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { jsonBody, MAX_CONTROL_BODY_BYTES } from "./json-body.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
+import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 interface ObserveBody {
@@ -106,6 +107,7 @@ export function subscribeRoute({
     }
     pipeToSse(run$, res, (error) => log(`observer of ${req.params.executionId} failed outside the pipeline`, error), {
       ...sse,
+      encoding: negotiateEncoding(req),
       gate,
       stallMs: clientStallS * 1000,
       onSlowClient: (unsent) =>

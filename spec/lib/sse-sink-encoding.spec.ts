@@ -1,6 +1,7 @@
 /**
- * The SSE sink cannot be made to throw by what it encodes: an item
- * JSON.stringify refuses ends the run with RUN_ERROR, the run is
+ * The SSE sink cannot be made to throw by what it encodes, in either
+ * encoding: an item JSON.stringify (or the protobuf encoder, which refuses
+ * the same values) cannot encode ends the run with RUN_ERROR, the run is
  * unsubscribed (as for a client that left, which cancels its task), and
  * nothing escapes to rxjs's unhandled-error hook (in the service, an
  * uncaught exception that ends the process and every other stream).
@@ -8,12 +9,14 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { Observable, Subject, config as rxjsConfig, finalize } from "rxjs";
+import { PROTOBUF_ENCODING, SSE_ENCODING, type EventEncoding } from "../../lib/http/event-encoding.js";
 import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
 import type { SseItem } from "../../lib/run.js";
 import { expectValidRun } from "../support/agui.js";
+import { decodeEvents } from "../support/event-streams.js";
 
 class RecordingResponse {
-  written = "";
+  written: Array<string | Uint8Array> = [];
   writableLength = 0;
   ended = false;
   destroyed = false;
@@ -21,9 +24,9 @@ class RecordingResponse {
     return this;
   }
   flushHeaders() {}
-  write(chunk: string) {
+  write(chunk: string | Uint8Array) {
     if (this.ended) throw new Error("write after end");
-    this.written += chunk;
+    this.written.push(chunk);
     return true;
   }
   end() {
@@ -40,11 +43,10 @@ class RecordingResponse {
   asResponse() {
     return this as unknown as SseResponse;
   }
-  events(): unknown[] {
-    return this.written
-      .split("\n\n")
-      .filter((record) => record.startsWith("data: "))
-      .map((record) => JSON.parse(record.slice("data: ".length)) as unknown);
+  /** What a client decodes from what was written. */
+  events(encoding: EventEncoding): Promise<unknown[]> {
+    const bytes = Buffer.concat(this.written.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)));
+    return decodeEvents(bytes, encoding.headers["Content-Type"]!);
   }
 }
 
@@ -66,7 +68,10 @@ const unencodable: Array<[string, () => unknown]> = [
   ["a value nested past the stack", () => JSON.parse('{"d":'.repeat(50_000) + "1" + "}".repeat(50_000)) as unknown],
 ];
 
-describe("pipeToSse with an item it cannot encode", () => {
+describe.each([
+  ["SSE", SSE_ENCODING],
+  ["protobuf", PROTOBUF_ENCODING],
+])("pipeToSse in %s with an item it cannot encode", (_encodingName, encoding) => {
   const unhandled: unknown[] = [];
   beforeEach(() => {
     rxjsConfig.onUnhandledError = (error) => unhandled.push(error);
@@ -81,7 +86,7 @@ describe("pipeToSse with an item it cannot encode", () => {
     const items = new Subject<SseItem>();
     let unsubscribed = false;
     const reported: unknown[] = [];
-    pipeToSse(items.pipe(finalize(() => (unsubscribed = true))), res.asResponse(), (error) => reported.push(error));
+    pipeToSse(items.pipe(finalize(() => (unsubscribed = true))), res.asResponse(), (error) => reported.push(error), { encoding });
     items.next(started);
     items.next(custom(value()));
     items.next(custom("after the failure"));
@@ -91,7 +96,7 @@ describe("pipeToSse with an item it cannot encode", () => {
     expect(reported).toHaveLength(1);
     expect(unsubscribed).toBe(true);
     expect(res.ended).toBe(true);
-    const events = res.events();
+    const events = await res.events(encoding);
     expect(events).toEqual([started, expect.objectContaining({ type: EventType.RUN_ERROR, code: "INTERNAL_ERROR" })]);
     await expectValidRun(events);
   });
@@ -105,11 +110,11 @@ describe("pipeToSse with an item it cannot encode", () => {
       subscriber.next(custom("after the failure"));
       return () => (unsubscribed = true);
     });
-    pipeToSse(synchronous, res.asResponse(), () => {});
+    pipeToSse(synchronous, res.asResponse(), () => {}, { encoding });
     await afterReports();
     expect(unhandled).toEqual([]);
     expect(unsubscribed).toBe(true);
     expect(res.ended).toBe(true);
-    expect(res.events()).toEqual([started, expect.objectContaining({ type: EventType.RUN_ERROR, code: "INTERNAL_ERROR" })]);
+    expect(await res.events(encoding)).toEqual([started, expect.objectContaining({ type: EventType.RUN_ERROR, code: "INTERNAL_ERROR" })]);
   });
 });

@@ -1,10 +1,13 @@
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import { Observable, Subject, finalize } from "rxjs";
+import { PROTOBUF_ENCODING, PROTOBUF_MEDIA_TYPE, SSE_ENCODING } from "../../lib/http/event-encoding.js";
 import { FlowGate } from "../../lib/http/flow-gate.js";
 import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { SseItem } from "../../lib/run.js";
+import { expectValidRun } from "../support/agui.js";
+import { decodeEvents } from "../support/event-streams.js";
 
 /**
  * A response whose client reads only when told: every write stays in
@@ -13,7 +16,8 @@ import type { SseItem } from "../../lib/run.js";
  * Node's buffer behaves when the socket is full.
  */
 class FakeResponse {
-  written: string[] = [];
+  written: Array<string | Uint8Array> = [];
+  headers: Record<string, string> = {};
   writableLength = 0;
   maxUnsent = 0;
   ended = false;
@@ -21,11 +25,12 @@ class FakeResponse {
   #needDrain = false;
   #handlers: Record<string, Array<() => void>> = {};
 
-  writeHead() {
+  writeHead(_status: number, headers: Record<string, string>) {
+    this.headers = headers;
     return this;
   }
   flushHeaders() {}
-  write(chunk: string) {
+  write(chunk: string | Uint8Array) {
     this.written.push(chunk);
     this.writableLength += Buffer.byteLength(chunk);
     this.maxUnsent = Math.max(this.maxUnsent, this.writableLength);
@@ -301,5 +306,144 @@ describe("pipeToSse and a client that left before it started", () => {
     expect(subscribed).toBe(true);
     expect(left).toBe(true);
     expect(res.written).toEqual([]);
+  });
+});
+
+describe("pipeToSse in protobuf (a client whose Accept asked for it)", () => {
+  const started: AGUIEvent = { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
+  const finished: AGUIEvent = { type: EventType.RUN_FINISHED, threadId: "t", runId: "r" };
+  const bytesOf = (res: FakeResponse) =>
+    Buffer.concat(res.written.map((chunk) => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)));
+  /** The frames' lengths, read from their 4-byte big-endian prefixes; throws where the bytes are not whole frames. */
+  const frameLengths = (bytes: Buffer) => {
+    const lengths: number[] = [];
+    for (let offset = 0; offset < bytes.length; offset += 4 + lengths.at(-1)!) {
+      if (offset + 4 > bytes.length) throw new Error(`a partial frame at ${offset}`);
+      lengths.push(bytes.readUInt32BE(offset));
+    }
+    return lengths;
+  };
+
+  it("writes each event as one length-prefixed frame, under exactly the protobuf type, and a heartbeat as nothing at all", async () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {}, { encoding: PROTOBUF_ENCODING });
+    const run: AGUIEvent[] = [
+      started,
+      { type: EventType.TEXT_MESSAGE_START, messageId: "m", role: "assistant" },
+      content("hi"),
+      content("云"),
+      { type: EventType.TEXT_MESSAGE_END, messageId: "m" },
+      finished,
+    ];
+    items.next(HEARTBEAT);
+    run.slice(0, 3).forEach((event) => items.next(event));
+    await nextTick();
+    items.next(HEARTBEAT);
+    items.next(run[3]!);
+    items.next(HEARTBEAT);
+    run.slice(4).forEach((event) => items.next(event));
+    items.complete();
+
+    expect(res.headers["Content-Type"]).toBe(PROTOBUF_MEDIA_TYPE);
+    expect(res.headers["Vary"]).toBe("Accept");
+    const bytes = bytesOf(res);
+    expect(frameLengths(bytes)).toHaveLength(run.length);
+    const events = await decodeEvents(bytes, PROTOBUF_MEDIA_TYPE);
+    expect(events).toEqual(run);
+    await expectValidRun(events);
+    expect(res.ended).toBe(true);
+  });
+
+  it("decodes to the same list as the SSE stream of the same items", async () => {
+    const items: SseItem[] = [
+      started,
+      content("a"),
+      HEARTBEAT,
+      content("b\nc"),
+      { type: EventType.CUSTOM, name: "x", value: { n: 1.5 } },
+      finished,
+    ];
+    const decoded = async (encoding: typeof SSE_ENCODING) => {
+      const res = new FakeResponse();
+      const subject = new Subject<SseItem>();
+      pipeToSse(subject, res.asResponse(), () => {}, { encoding });
+      items.forEach((item) => subject.next(item));
+      subject.complete();
+      return decodeEvents(bytesOf(res), encoding.headers["Content-Type"]!);
+    };
+    const overSse = await decoded(SSE_ENCODING);
+    expect(overSse).toEqual(items.filter((item) => item !== HEARTBEAT));
+    expect(await decoded(PROTOBUF_ENCODING)).toEqual(overSse);
+  });
+
+  it("leaves a quiet stream silent: heartbeats write nothing and arm nothing", async () => {
+    fakeTimers();
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    pipeToSse(items, res.asResponse(), () => {}, { encoding: PROTOBUF_ENCODING, stallMs: 10_000 });
+    for (let beat = 0; beat < 5; beat++) {
+      items.next(HEARTBEAT);
+      await nextTick();
+      jest.advanceTimersByTime(15_000);
+    }
+    expect(res.written).toEqual([]);
+    expect(jest.getTimerCount()).toBe(0);
+    expect(res.destroyed).toBe(false);
+    expect(items.observed).toBe(true);
+  });
+
+  it("closes the gate past the high-water mark, opens it on drain, and writes pieces of at most 64 KiB and one frame", () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    const gate = new FlowGate();
+    const pressure: Array<[number, boolean]> = [];
+    pipeToSse(items, res.asResponse(), () => {}, {
+      encoding: PROTOBUF_ENCODING,
+      highWaterMark: 64 * KIB,
+      gate,
+      onPressure: (unsent, reading) => pressure.push([unsent, reading]),
+    });
+    const event = content("x".repeat(1000));
+    const frameBytes = PROTOBUF_ENCODING.encode(event).byteLength;
+    for (let i = 0; i < 200; i++) items.next(event);
+
+    expect(gate.isOpen).toBe(false);
+    const firstClosed = pressure.findIndex(([, reading]) => !reading);
+    expect(pressure[firstClosed]![0]).toBeGreaterThan(64 * KIB);
+    expect(pressure.slice(0, firstClosed).every(([unsent]) => unsent <= 64 * KIB)).toBe(true);
+    expect(res.written.every((chunk) => Buffer.byteLength(chunk) <= 64 * KIB + frameBytes)).toBe(true);
+
+    res.read();
+    expect(gate.isOpen).toBe(true);
+    items.complete();
+    expect(frameLengths(bytesOf(res))).toHaveLength(200);
+  });
+
+  it("drops a client that takes nothing for the stall time, as on a disconnect", async () => {
+    fakeTimers();
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    const dropped: number[] = [];
+    let left = false;
+    pipeToSse(items.pipe(finalize(() => (left = true))), res.asResponse(), () => {}, {
+      encoding: PROTOBUF_ENCODING,
+      stallMs: 10_000,
+      onSlowClient: (unsent) => dropped.push(unsent),
+    });
+    items.next(content("x".repeat(1000)));
+    await nextTick();
+    const unsent = res.writableLength;
+    for (let second = 1; second < 10; second++) {
+      jest.advanceTimersByTime(1000);
+      items.next(HEARTBEAT);
+      await nextTick();
+    }
+    expect(left).toBe(false);
+    jest.advanceTimersByTime(1000);
+    expect(left).toBe(true);
+    expect(res.destroyed).toBe(true);
+    expect(dropped).toEqual([unsent]);
+    expect(jest.getTimerCount()).toBe(0);
   });
 });
