@@ -13,10 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { Observable, lastValueFrom, toArray, type Subscribable } from "rxjs";
+import { PROTOBUF_MEDIA_TYPE } from "../../lib/http/event-encoding.js";
 import { DEFAULT_HIGH_WATER_MARK } from "../../lib/http/sse-sink.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { deltaText, startBurstKernel, type BurstKernel, type BurstScript } from "../support/burst-kernel.js";
+import { decodeEvents } from "../support/event-streams.js";
 import { postRun, runInput, testConfig, waitFor } from "../support/service.js";
 
 /** 20,000 deltas of 1 KiB: about 20 MiB each way, far more than the loopback sockets between the three can hold. */
@@ -31,14 +33,16 @@ interface ControlledReader {
   readAbout(bytes: number): Promise<void>;
   /** Reads the rest; resolves with the whole text once the service ends the stream. */
   readToEnd(): Promise<string>;
+  /** Everything that arrived so far, as bytes (a protobuf stream). */
+  bytes(): Buffer;
   closed: Promise<void>;
 }
 
-async function openPausedRun(serviceUrl: string, body: unknown): Promise<ControlledReader> {
+async function openPausedRun(serviceUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<ControlledReader> {
   const { hostname, port } = new URL(serviceUrl);
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
     const request = http.request(
-      { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json" } },
+      { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json", ...headers } },
       resolve,
     );
     request.on("error", reject);
@@ -77,6 +81,7 @@ async function openPausedRun(serviceUrl: string, body: unknown): Promise<Control
       await ended;
       return Buffer.concat(chunks).toString("utf8");
     },
+    bytes: () => Buffer.concat(chunks),
     closed,
   };
 }
@@ -127,6 +132,30 @@ describe("a client that reads slowly, or in bursts", () => {
     const raw = await reader.readToEnd();
 
     const events = await parseSse(raw);
+    await expectValidRun(events);
+    expect(events.at(-1)!.type).toBe(EventType.RUN_FINISHED);
+    const deltas = events.flatMap((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? [event.delta] : []));
+    expect(deltas).toHaveLength(DELTAS);
+    deltas.forEach((delta, index) => {
+      if (delta !== deltaText(index, DELTA_BYTES)) throw new Error(`delta ${index} is not the kernel's`);
+    });
+    expect(kernel.cancelled).not.toContain(task().id);
+  });
+
+  it("does the same for a client that asked for protobuf: its frames wait as SSE records do, and all arrive", async () => {
+    maxUnsent = 0;
+    const reader = await openPausedRun(service.url, burst({ deltas: DELTAS, deltaBytes: DELTA_BYTES }), { accept: PROTOBUF_MEDIA_TYPE });
+    expect(reader.response.headers["content-type"]).toBe(PROTOBUF_MEDIA_TYPE);
+    const task = () => kernel.tasks.at(-1)!;
+    for (let pause = 0; pause < 2; pause++) {
+      await waitFor(() => !readingKernel && task().waitingForDrain, 15_000);
+      expect(task().sent).toBeLessThan(DELTAS);
+      expect(maxUnsent).toBeLessThanOrEqual(DEFAULT_HIGH_WATER_MARK + 256 * 1024);
+      await reader.readAbout(3 * 1024 * 1024);
+    }
+    await reader.readToEnd();
+
+    const events = await decodeEvents(reader.bytes(), PROTOBUF_MEDIA_TYPE);
     await expectValidRun(events);
     expect(events.at(-1)!.type).toBe(EventType.RUN_FINISHED);
     const deltas = events.flatMap((event) => (event.type === EventType.TEXT_MESSAGE_CONTENT ? [event.delta] : []));

@@ -10,9 +10,25 @@ import { Observable, lastValueFrom, toArray, type Subscribable } from "rxjs";
 import { PROTOBUF_MEDIA_TYPE } from "../../lib/http/event-encoding.js";
 import { uniqueId } from "./service.js";
 
+/** Socket-sized: the protobuf parser copies what it holds on each frame, so one 20 MiB chunk would take minutes. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** `bytes` as a body that arrives in pieces, as it does from a socket. */
+function inPieces(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.subarray(offset, offset + CHUNK_BYTES));
+      offset += CHUNK_BYTES;
+    },
+  });
+}
+
 /** The events a stream's bytes decode to, by `@ag-ui/client`'s own parsers. */
 export async function decodeEvents(body: Uint8Array | string, contentType: string): Promise<AGUIEvent[]> {
-  const replay = () => Promise.resolve(new Response(body, { status: 200, headers: { "content-type": contentType } }));
+  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  const replay = () => Promise.resolve(new Response(inPieces(bytes), { status: 200, headers: { "content-type": contentType } }));
   // @ag-ui/client bundles its own rxjs: adopt its Observable through the interop contract.
   const parsed = transformHttpEventStream(runHttpRequest(replay)) as unknown as Subscribable<AGUIEvent>;
   return lastValueFrom(new Observable<AGUIEvent>((subscriber) => parsed.subscribe(subscriber)).pipe(toArray()));
