@@ -11,7 +11,9 @@ import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "n
 import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { RunAgentInput } from "@ag-ui/core";
-import { AguiError } from "./errors.js";
+import { AguiError, type MessageParams } from "./errors.js";
+import { DEFAULT_LANGUAGE, translate } from "./i18n/index.js";
+import { detailParams, schemaErrorDetail } from "./i18n/detail.js";
 import type { Config } from "./config.js";
 import { SCHEMAS_DIR } from "./paths.js";
 import { latestUserMessage } from "./a2a/request-mapping.js";
@@ -45,13 +47,24 @@ export type ValidRunInput = Omit<RunAgentInput, "forwardedProps"> & {
  * forwardedProps and cwd failures alike, as "forwardedProps"; client tools
  * have their own ("tools": declared at all; "toolDeclaration": declared
  * wrong while they are accepted), since a generic client that sends them
- * sends no iac-code properties to blame.
+ * sends no iac-code properties to blame. An image part says what is wrong
+ * with it: a remote source, a media type, or data that is not base64.
  */
 export type InvalidInputReason =
-  "forwardedProps" | "tools" | "toolDeclaration" | "userMessage" | "userContent" | "imageTooLarge" | "imagesTooLarge";
+  | "forwardedProps"
+  | "tools"
+  | "toolDeclaration"
+  | "userMessage"
+  | "userContent"
+  | "remoteMedia"
+  | "imageMediaType"
+  | "imageData"
+  | "imageTooLarge"
+  | "imagesTooLarge";
 
-export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
-export const MAX_TOTAL_IMAGE_BYTES = 10 * 1024 * 1024;
+const MiB = 1024 * 1024;
+export const MAX_IMAGE_BYTES = 8 * MiB;
+export const MAX_TOTAL_IMAGE_BYTES = 10 * MiB;
 
 const SCHEMA_FILES = ["iac-code-extension.schema.json", "user-message-content.schema.json", "run-agent-input.schema.json"];
 const RUN_INPUT_SCHEMA_ID = "urn:iac-code:agui:schema:run-agent-input:v1";
@@ -73,24 +86,17 @@ function schemaValidators(): NonNullable<typeof validators> {
   return validators;
 }
 
-function invalid(reason: InvalidInputReason | undefined, detail: string): AguiError {
-  return new AguiError("INVALID_INPUT", reason ? { reason, detail } : { detail });
+/** `detail` says where and what, in params `messageFor` can say in any language (see `i18n/detail.ts`). */
+function invalid(reason: InvalidInputReason | undefined, detail: MessageParams): AguiError {
+  return new AguiError("INVALID_INPUT", reason ? { reason, ...detail } : detail);
 }
 
-/** Keys come from the client; cap them so a detail stays a short description. */
-const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 61)}...` : text);
-
-/** ajv's own text, minus anything that would echo a value (patterns and allowed values are ours, not the client's). */
-function describe(error: ErrorObject): string {
-  const where = clip(error.instancePath || "/");
-  switch (error.keyword) {
-    case "additionalProperties":
-      return `${where}: must NOT have additional property "${clip(String(error.params.additionalProperty))}"`;
-    case "pattern":
-      return `${where}: has an unsupported format`;
-    default:
-      return `${where}: ${error.message ?? "is invalid"}`;
-  }
+/** Which part of an image source failed: its type (a URL or file is remote media), its media type, or its data. */
+function imageReason(error: ErrorObject, within: string): InvalidInputReason {
+  if (within === "/source/type") return "remoteMedia";
+  if (within === "/source/mimeType") return "imageMediaType";
+  if (within === "/source/value") return error.keyword === "maxLength" ? "imageTooLarge" : "imageData";
+  return "userContent";
 }
 
 function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | undefined {
@@ -98,10 +104,11 @@ function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | unde
   if (/^\/tools(\/|$)/.test(error.instancePath) || (error.instancePath === "" && missing === "tools")) return "tools";
   if (/^\/forwardedProps(\/|$)/.test(error.instancePath)) return "forwardedProps";
   if (error.instancePath === "" && missing === "forwardedProps") return "forwardedProps";
-  const content = /^\/messages\/(\d+)\/content(\/|$)/.exec(error.instancePath);
+  const content = /^\/messages\/(\d+)\/content(\/\d+)?(.*)$/.exec(error.instancePath);
   if (!content) return undefined;
   const messages = (body as { messages: Array<{ role?: unknown }> }).messages;
-  return messages[Number(content[1])]?.role === "user" ? "userContent" : undefined;
+  if (messages[Number(content[1])]?.role !== "user") return undefined;
+  return content[2] === undefined ? "userContent" : imageReason(error, content[3]!);
 }
 
 /** Relative-path containment, so `/tmpx` is not inside `/tmp` and Windows compares case-insensitively. */
@@ -137,6 +144,14 @@ export function sameWorkspace(a: string, b: string): boolean {
   return a === b || realPathOf(path.resolve(a)) === realPathOf(path.resolve(b));
 }
 
+type WorkspacePhrase = "notAbsolute" | "outsideRoots" | "notDirectory" | "intoProc" | "tooManyLinks";
+
+class WorkspaceError extends Error {
+  constructor(readonly phrase: WorkspacePhrase) {
+    super(phrase);
+  }
+}
+
 /** /proc links (`/proc/self/cwd`, `/proc/<pid>/root`, `/dev/fd` into them) name another directory in each process that resolves them. */
 const isPerProcess = (absolute: string) => process.platform !== "win32" && (absolute === "/proc" || absolute.startsWith("/proc/"));
 
@@ -147,8 +162,9 @@ const MAX_LINKS = 40;
  * Where `absolute` leads, one component and one symlink at a time, so that
  * a step into /proc is seen wherever it happens: a whole-path realpath here
  * would resolve `/proc/self/cwd` to this service's directory, while the
- * kernel, resolving the same path, lands in its own. Throws an Error
- * saying why when the path leads into /proc, loops, or does not exist.
+ * kernel, resolving the same path, lands in its own. Throws a
+ * WorkspaceError saying why when the path leads into /proc, loops, or does
+ * not exist.
  */
 function walkWorkspace(absolute: string): string {
   const { root } = path.parse(absolute);
@@ -160,18 +176,18 @@ function walkWorkspace(absolute: string): string {
     if (name === "" || name === ".") continue;
     // `resolved` holds no symlink, so going up from it lexically is going up on disk.
     const next = name === ".." ? path.dirname(resolved) : path.join(resolved, name);
-    if (isPerProcess(next)) throw new Error("leads into /proc");
+    if (isPerProcess(next)) throw new WorkspaceError("intoProc");
     let isLink: boolean;
     try {
       isLink = lstatSync(next).isSymbolicLink();
     } catch {
-      throw new Error("is not an existing directory");
+      throw new WorkspaceError("notDirectory");
     }
     if (!isLink) {
       resolved = next;
       continue;
     }
-    if (++links > MAX_LINKS) throw new Error("has too many symbolic links");
+    if (++links > MAX_LINKS) throw new WorkspaceError("tooManyLinks");
     const target = readLink(next);
     const targetRoot = path.parse(target).root;
     if (targetRoot !== "") resolved = targetRoot;
@@ -185,7 +201,7 @@ function readLink(link: string): string {
     return readlinkSync(link);
   } catch {
     // Replaced or removed since it was seen: as good as missing.
-    throw new Error("is not an existing directory");
+    throw new WorkspaceError("notDirectory");
   }
 }
 
@@ -200,25 +216,32 @@ function isDirectory(absolute: string): boolean {
 /**
  * Why `cwd` is not a workspace the kernel will find as this service found
  * it (an existing directory inside an allowed root, reached without /proc),
- * or undefined when it is one. Also what `IAC_CODE_AGUI_DEFAULT_CWD` is held to.
+ * as a detail phrase, or undefined when it is one.
  */
-export function workspaceProblem(cwd: string, allowedCwds: readonly string[]): string | undefined {
-  if (!path.isAbsolute(cwd)) return "must be an absolute path on this platform";
+function workspacePhrase(cwd: string, allowedCwds: readonly string[]): WorkspacePhrase | undefined {
+  if (!path.isAbsolute(cwd)) return "notAbsolute";
   const absolute = path.resolve(cwd);
   const real = realPathOf(absolute);
-  if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) return "is outside the allowed workspace roots";
+  if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) return "outsideRoots";
   let directory: string;
   try {
     directory = walkWorkspace(absolute);
   } catch (problem) {
-    return (problem as Error).message;
+    if (problem instanceof WorkspaceError) return problem.phrase;
+    throw problem;
   }
-  return isDirectory(directory) ? undefined : "is not an existing directory";
+  return isDirectory(directory) ? undefined : "notDirectory";
+}
+
+/** `workspacePhrase` in English, for what `IAC_CODE_AGUI_DEFAULT_CWD` is held to at start. */
+export function workspaceProblem(cwd: string, allowedCwds: readonly string[]): string | undefined {
+  const phrase = workspacePhrase(cwd, allowedCwds);
+  return phrase === undefined ? undefined : translate(`detail.${phrase}`, DEFAULT_LANGUAGE);
 }
 
 function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
-  const problem = workspaceProblem(cwd, allowedCwds);
-  if (problem) throw invalid("forwardedProps", `/forwardedProps/iacCode/cwd: ${problem}`);
+  const phrase = workspacePhrase(cwd, allowedCwds);
+  if (phrase) throw invalid("forwardedProps", detailParams("/forwardedProps/iacCode/cwd", phrase));
 }
 
 interface InlineImage {
@@ -235,11 +258,13 @@ function checkImageSizes(input: ValidRunInput): void {
       const where = `/messages/${m}/content/${p}/source/value`;
       const base64 = (part as InlineImage).source.value;
       // The schema's pattern checks the alphabet; padded length is checked here (see the schema's $comment).
-      if (base64.length % 4 !== 0) throw invalid("userContent", `${where}: must be padded base64`);
+      if (base64.length % 4 !== 0) throw invalid("imageData", detailParams(where, "unpaddedBase64"));
       const bytes = Buffer.byteLength(base64, "base64");
-      if (bytes > MAX_IMAGE_BYTES) throw invalid("imageTooLarge", `${where}: decodes to more than 8 MiB`);
+      if (bytes > MAX_IMAGE_BYTES) throw invalid("imageTooLarge", detailParams(where, "imageTooLarge", { limit: MAX_IMAGE_BYTES / MiB }));
       total += bytes;
-      if (total > MAX_TOTAL_IMAGE_BYTES) throw invalid("imagesTooLarge", `${where}: images decode to more than 10 MiB in total`);
+      if (total > MAX_TOTAL_IMAGE_BYTES) {
+        throw invalid("imagesTooLarge", detailParams(where, "imagesTooLarge", { limit: MAX_TOTAL_IMAGE_BYTES / MiB }));
+      }
     });
   });
 }
@@ -295,30 +320,31 @@ function withoutDeclaredTools(body: unknown): unknown {
   const { declaredTools } = schemaValidators();
   if (!declaredTools(body.tools)) {
     const first = declaredTools.errors?.[0];
-    throw invalid("toolDeclaration", first ? describe({ ...first, instancePath: `/tools${first.instancePath}` }) : "/tools: is invalid");
+    throw invalid("toolDeclaration", first ? schemaErrorDetail(first, `/tools${first.instancePath}`) : detailParams("/tools", "invalid"));
   }
   return { ...body, tools: [] };
 }
 
 /**
  * The body as a ValidRunInput, or an `INVALID_INPUT` AguiError describing the
- * first problem (`params.detail`, short English, never a submitted value).
+ * first problem (`params.detail` in English, `at` and `phrase` for any
+ * language; never a submitted value).
  * The body is returned as is, not copied or normalised, but for the iacCode
  * a default cwd gives it.
  */
 export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds" | "defaultCwd" | "clientTools">): ValidRunInput {
-  if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, `/: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, detailParams("/", "tooDeep", { limit: MAX_JSON_DEPTH }));
   const completed = withDefaultIacCode(body, config.defaultCwd);
   const judged = config.clientTools === "ignore" ? withoutDeclaredTools(completed) : completed;
   const { envelope } = schemaValidators();
   if (!envelope(judged)) {
     const first = envelope.errors?.[0];
-    throw first ? invalid(reasonFor(first, judged), describe(first)) : invalid(undefined, "/: is invalid");
+    throw first ? invalid(reasonFor(first, judged), schemaErrorDetail(first)) : invalid(undefined, detailParams("/", "invalid"));
   }
   const input = completed as ValidRunInput;
   checkCwd(input.forwardedProps.iacCode.cwd, config.allowedCwds);
   checkImageSizes(input);
   const isResume = (input.resume?.length ?? 0) > 0;
-  if (!isResume && !latestUserMessage(input)) throw invalid("userMessage", "/messages: a new run needs a user message");
+  if (!isResume && !latestUserMessage(input)) throw invalid("userMessage", detailParams("/messages", "userMessageNeeded"));
   return input;
 }

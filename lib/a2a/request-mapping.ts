@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { ImagePart, RunAgentInput, UserMessage } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
+import { detailParams } from "../i18n/detail.js";
 import type { IacCodeExtension, ValidRunInput } from "../validation.js";
 
 /**
@@ -103,7 +104,7 @@ export function toUserParts(message: UserMessage): A2aUserPart[] {
       };
     }
     // Unreachable after validateRunInput; kept so an unchecked input cannot smuggle a URL through.
-    throw new AguiError("INVALID_INPUT", { reason: "userContent", detail: `/content/${index}: only text and inline images are supported` });
+    throw new AguiError("INVALID_INPUT", { reason: "userContent", ...detailParams(`/content/${index}`, "unsupportedPart") });
   });
 }
 
@@ -151,7 +152,7 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
  */
 export function toSendMessageParams(input: ValidRunInput, options: { taskId?: string; language: string }): SendMessageParams {
   const message = latestUserMessage(input);
-  if (!message) throw new AguiError("INVALID_INPUT", { reason: "userMessage", detail: "/messages: a new run needs a user message" });
+  if (!message) throw new AguiError("INVALID_INPUT", { reason: "userMessage", ...detailParams("/messages", "userMessageNeeded") });
   return {
     message: withoutEmpty({
       messageId: message.id,

@@ -7,6 +7,7 @@
  */
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import { AguiError } from "../errors.js";
+import { detailParams } from "../i18n/detail.js";
 
 export const MAX_RUN_BODY_BYTES = 12 * 1024 * 1024;
 export const MAX_CONTROL_BODY_BYTES = 64 * 1024;
@@ -21,13 +22,7 @@ const isDecodingError = (error: { code?: unknown }) => typeof error.code === "st
 /** body-parser reports its failures by `type` (zlib's by their `code`); map them onto our codes. */
 const bodyErrors: ErrorRequestHandler = (error: { type?: string; code?: unknown }, _req, _res, next) => {
   if (isDecodingError(error)) {
-    return next(
-      new AguiError(
-        "INVALID_INPUT",
-        { reason: "contentEncoding", detail: "/: the body is not what its Content-Encoding says" },
-        { cause: error },
-      ),
-    );
+    return next(new AguiError("INVALID_INPUT", { reason: "contentEncoding", ...detailParams("/", "contentEncoding") }, { cause: error }));
   }
   switch (error.type) {
     case "entity.too.large":
@@ -36,7 +31,7 @@ const bodyErrors: ErrorRequestHandler = (error: { type?: string; code?: unknown 
       return next(new AguiError("INVALID_JSON", {}, { cause: error }));
     // The client left, or `bodyDeadline` closed the connection: nobody reads this answer, but it is no internal error.
     case "request.aborted":
-      return next(new AguiError("INVALID_INPUT", { detail: "/: the body was cut off" }, { cause: error }));
+      return next(new AguiError("INVALID_INPUT", detailParams("/", "bodyCutOff"), { cause: error }));
     case "charset.unsupported":
     case "encoding.unsupported":
       return next(new AguiError("UNSUPPORTED_MEDIA_TYPE", {}, { cause: error }));

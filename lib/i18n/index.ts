@@ -78,16 +78,33 @@ export function translate(key: string, language: string, params: MessageParams =
   return interpolate(template, params);
 }
 
+const hasMessage = (key: string) => loadCatalogs().get(DEFAULT_LANGUAGE)?.[key] !== undefined;
+
+/**
+ * The detail in `language`: `at` and a `detail.<phrase>` (see `detail.ts`)
+ * when the error carries them, else the `detail` text as given (the
+ * kernel's own words, say), else none.
+ */
+function detailIn(params: MessageParams, language: string): string | undefined {
+  const { at, phrase, detail } = params;
+  if (typeof phrase === "string" && hasMessage(`detail.${phrase}`)) {
+    const what = translate(`detail.${phrase}`, language, params);
+    return at === undefined ? what : translate("detail.located", language, { at, what });
+  }
+  return detail === undefined ? undefined : String(detail);
+}
+
 /**
  * The user-facing text of an error: `<code>.<reason>` when a message exists
- * for it, else `<code>`. A `detail` (short English, e.g. which field failed)
- * is appended unless the message already places it.
+ * for it, else `<code>`. The detail (e.g. which field failed, and how) is
+ * said in the same language and appended unless the message places it.
  */
 export function messageFor(error: AguiError, language: string): string {
-  const { reason, detail } = error.params;
+  const { reason } = error.params;
   const specific = reason === undefined ? undefined : `${error.code}.${reason}`;
-  const key = specific !== undefined && loadCatalogs().get(DEFAULT_LANGUAGE)?.[specific] !== undefined ? specific : error.code;
-  const message = translate(key, language, error.params);
-  const template = translate(key, DEFAULT_LANGUAGE);
-  return detail !== undefined && !template.includes("{detail}") ? `${message} (${detail})` : message;
+  const key = specific !== undefined && hasMessage(specific) ? specific : error.code;
+  const detail = detailIn(error.params, language);
+  const message = translate(key, language, detail === undefined ? error.params : { ...error.params, detail });
+  if (detail === undefined || translate(key, DEFAULT_LANGUAGE).includes("{detail}")) return message;
+  return translate("detail.attached", language, { message, detail });
 }

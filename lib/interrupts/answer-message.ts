@@ -63,7 +63,7 @@ const toolUseIdOf = (value: InputProjection) =>
   value.toolUseId === undefined || value.toolUseId === null ? "" : pythonStr(value.toolUseId);
 
 function noAnswer(): AguiError {
-  return new AguiError("RESUME_PAYLOAD_INVALID", { detail: "/: contains no answer" });
+  return new AguiError("RESUME_PAYLOAD_INVALID", { reason: "noAnswer" });
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { ResumeEntry } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
+import { detailParams } from "../i18n/detail.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { PendingInput } from "../state/thread-state.js";
 
@@ -24,8 +25,8 @@ export function resumeDigest(entry: Entry): string {
  * receives answers in the order it asked. Throws, checking in this order:
  * - `INCOMPLETE_RESUME` (reason `duplicate`) for an id listed twice;
  * - `RESUME_ALREADY_APPLIED` for an id whose answer was already accepted,
- *   identical or not: an answer is never sent twice, so a tool never runs
- *   twice (the detail says which);
+ *   identical or not (reason `differentAnswer` when not): an answer is never
+ *   sent twice, so a tool never runs twice;
  * - `UNKNOWN_INTERRUPT` for an id that is neither pending nor applied;
  * - `INCOMPLETE_RESUME` when a pending interrupt has no entry.
  *
@@ -44,16 +45,15 @@ export function checkResumeEntries<E extends Entry>(
     byId.set(entry.interruptId, entry);
   }
   entries.forEach((entry, index) => {
+    // A position reads the same in every language.
+    const where = { detail: `/resume/${index}` };
     const stored = applied(entry.interruptId);
     if (stored !== undefined) {
-      const which = stored === digestOf(entry) ? "the same answer" : "a different answer";
-      throw new AguiError("RESUME_ALREADY_APPLIED", { detail: `resume[${index}]: ${which} was already accepted` });
+      throw new AguiError("RESUME_ALREADY_APPLIED", stored === digestOf(entry) ? where : { reason: "differentAnswer", ...where });
     }
-    if (!Object.hasOwn(pending, entry.interruptId)) throw new AguiError("UNKNOWN_INTERRUPT", { detail: `resume[${index}]` });
+    if (!Object.hasOwn(pending, entry.interruptId)) throw new AguiError("UNKNOWN_INTERRUPT", where);
   });
   const unanswered = Object.keys(pending).filter((id) => !byId.has(id)).length;
-  if (unanswered > 0) {
-    throw new AguiError("INCOMPLETE_RESUME", { detail: `${unanswered} pending interrupt(s) without an answer` });
-  }
+  if (unanswered > 0) throw new AguiError("INCOMPLETE_RESUME", detailParams("/resume", "unanswered", { count: unanswered }));
   return Object.keys(pending).map((id) => byId.get(id)!);
 }

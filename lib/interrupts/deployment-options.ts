@@ -5,6 +5,7 @@
  * broken projection, not something to show.
  */
 import { AguiError } from "../errors.js";
+import { detailParams, type DetailPhrase } from "../i18n/detail.js";
 import { standardOptions, type StandardOption } from "./options.js";
 
 export const DEPLOYMENT_ACTIONS = ["confirm", "adjust", "reselect", "cancel"] as const;
@@ -23,23 +24,26 @@ export interface DeploymentOptions {
 const isAction = (value: unknown): value is DeploymentAction =>
   typeof value === "string" && (DEPLOYMENT_ACTIONS as readonly string[]).includes(value);
 
-function invalid(detail: string): AguiError {
-  return new AguiError("A2A_PROTOCOL_ERROR", { detail: `deployment_confirmation ${detail}` });
+function invalid(where: string, phrase: DetailPhrase, values: Record<string, string | number> = {}): AguiError {
+  return new AguiError("A2A_PROTOCOL_ERROR", {
+    reason: "deploymentOptions",
+    ...detailParams(`deployment_confirmation ${where}`, phrase, values),
+  });
 }
 
 /** Throws `A2A_PROTOCOL_ERROR` (with a detail naming the field, never its value) when an option is unusable. */
 export function deploymentOptions(rawOptions: unknown): DeploymentOptions {
-  if (!Array.isArray(rawOptions) || rawOptions.length === 0) throw invalid("options: must be a non-empty list");
+  if (!Array.isArray(rawOptions) || rawOptions.length === 0) throw invalid("options", "nonEmptyList");
   const actionById = new Map<string, DeploymentAction>();
   rawOptions.forEach((option: unknown, index) => {
     const where = `options[${index}]`;
-    if (typeof option !== "object" || option === null || Array.isArray(option)) throw invalid(`${where}: must be an object`);
+    if (typeof option !== "object" || option === null || Array.isArray(option)) throw invalid(where, "object");
     const { id, action } = option as Record<string, unknown>;
     if (typeof id !== "string" || id.trim() === "" || [...id].length > MAX_DEPLOYMENT_OPTION_ID_LENGTH) {
-      throw invalid(`${where}.id: must be a non-empty string of at most ${MAX_DEPLOYMENT_OPTION_ID_LENGTH} characters`);
+      throw invalid(`${where}.id`, "optionId", { limit: MAX_DEPLOYMENT_OPTION_ID_LENGTH });
     }
-    if (actionById.has(id)) throw invalid(`${where}.id: must be unique`);
-    if (!isAction(action)) throw invalid(`${where}.action: must be one of ${DEPLOYMENT_ACTIONS.join(", ")}`);
+    if (actionById.has(id)) throw invalid(`${where}.id`, "unique");
+    if (!isAction(action)) throw invalid(`${where}.action`, "oneOfValues", { values: DEPLOYMENT_ACTIONS.join(", ") });
     actionById.set(id, action);
   });
   return {

@@ -5,7 +5,8 @@
  */
 import type { ResumeEntry } from "@ag-ui/core";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import { AguiError } from "../errors.js";
+import { AguiError, type MessageParams } from "../errors.js";
+import { detailParams, schemaErrorDetail } from "../i18n/detail.js";
 import type { JsonObject } from "../model/json.js";
 import type { PendingInput } from "../state/thread-state.js";
 import { parameterOverrides } from "./deployment-options.js";
@@ -52,14 +53,14 @@ function validatorFor(schema: JsonSchema): ValidateFunction {
 }
 
 const depth = (error: ErrorObject) => (error.instancePath === "" ? 0 : error.instancePath.split("/").length);
-const clip = (text: string) => (text.length > 64 ? `${text.slice(0, 61)}...` : text);
 
 /**
- * Where and why, in ajv's words, never the submitted value. Of a `oneOf`'s
- * branch errors the deepest is the most telling (`/freeText: must NOT have
- * fewer than 1 characters` rather than "must match exactly one schema").
+ * Where and why (detail params, see `i18n/detail.ts`), never the submitted
+ * value. Of a `oneOf`'s branch errors the deepest is the most telling
+ * (`/freeText: must NOT have fewer than 1 characters` rather than "must
+ * match exactly one schema").
  */
-function describe(errors: ErrorObject[] | null | undefined): string {
+function describe(errors: ErrorObject[] | null | undefined): MessageParams {
   const all = errors ?? [];
   const specific = all.filter((error) => error.keyword !== "oneOf");
   const deepest = specific.reduce<ErrorObject | undefined>(
@@ -67,13 +68,12 @@ function describe(errors: ErrorObject[] | null | undefined): string {
     undefined,
   );
   const chosen = deepest ?? all[0];
-  if (!chosen) return "/: is invalid";
-  return `${clip(chosen.instancePath || "/")}: ${chosen.message ?? "is invalid"}`;
+  return chosen ? schemaErrorDetail(chosen) : detailParams("/", "invalid");
 }
 
 function check(schema: JsonSchema, payload: unknown): JsonObject {
   const validate = validatorFor(schema);
-  if (!validate(payload)) throw new AguiError("RESUME_PAYLOAD_INVALID", { detail: describe(validate.errors) });
+  if (!validate(payload)) throw new AguiError("RESUME_PAYLOAD_INVALID", describe(validate.errors));
   return structuredClone(payload as JsonObject);
 }
 
@@ -93,7 +93,7 @@ export function validateAnswer(pending: PendingInput, entry: ResumeAnswer): Vali
   if (entry.payload === undefined || entry.payload === null) throw new AguiError("RESUME_PAYLOAD_INVALID", { reason: "missing" });
   const payload = check(responseSchemaFor(pending.value), entry.payload);
   if (kind === "deployment_confirmation" && parameterOverrides(payload.parameter_overrides) === undefined) {
-    throw new AguiError("RESUME_PAYLOAD_INVALID", { detail: "/parameter_overrides: keys must not be blank" });
+    throw new AguiError("RESUME_PAYLOAD_INVALID", detailParams("/parameter_overrides", "blankKeys"));
   }
   return { interruptId, status: "resolved", payload };
 }

@@ -93,7 +93,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
     const reusesRunId = checkRunId(state, input, digest);
     const userId = ext.userId ?? null;
     if (state === undefined) {
-      if (isResume) throw new AguiError("EXECUTION_LOST");
+      if (isResume) throw new AguiError("EXECUTION_LOST", { reason: "unknownThread" });
       state = newThreadState({
         threadId: input.threadId,
         contextId: contextIdFor(input.threadId),
@@ -103,9 +103,12 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         executionId: deps.newExecutionId(),
       });
     } else {
-      if (!sameWorkspace(state.cwd, ext.cwd) || state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT");
+      if (!sameWorkspace(state.cwd, ext.cwd)) throw new AguiError("THREAD_BINDING_CONFLICT", { reason: "workspace" });
+      if (state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT", { reason: "caller" });
       if (isResume) {
-        if (ext.rosInvocationId !== state.execution.rosInvocationId) throw new AguiError("EXECUTION_LOST");
+        if (ext.rosInvocationId !== state.execution.rosInvocationId) {
+          throw new AguiError("EXECUTION_LOST", { reason: "invocationMismatch" });
+        }
         // A task a stopped process left running is cancelled before anything is answered on the thread.
         state = await endOrphanedExecution(state, deps);
       } else {

@@ -81,8 +81,12 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
     )?.digest;
 
   if (taskId === null || Object.keys(execution.pending).length === 0) {
-    const allApplied = entries.length > 0 && entries.every((entry) => appliedDigest(entry.interruptId) !== undefined);
-    return new AguiError(allApplied ? "RESUME_ALREADY_APPLIED" : "EXECUTION_LOST");
+    const stored = entries.map((entry) => appliedDigest(entry.interruptId));
+    if (entries.length === 0 || stored.some((digest) => digest === undefined)) {
+      return new AguiError("EXECUTION_LOST", { reason: "nothingPending" });
+    }
+    const changed = entries.some((entry, index) => stored[index] !== resumeDigest(entry));
+    return new AguiError("RESUME_ALREADY_APPLIED", changed ? { reason: "differentAnswer" } : {});
   }
   if (pendingExpired(thread.state, now())) {
     await a2a.cancelTask(taskId).catch(() => undefined);
@@ -129,16 +133,16 @@ async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string)
   } catch (error) {
     if (error instanceof AguiError && rpcErrorOf(error)?.code === TASK_NOT_FOUND) {
       await thread.end();
-      throw new AguiError("EXECUTION_LOST", {}, { cause: error });
+      throw new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: error });
     }
     throw error;
   }
   if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== thread.state.contextId)) {
-    throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+    throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskMismatch" });
   }
   if (OVER.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined))) {
     await thread.end();
-    throw new AguiError("EXECUTION_LOST");
+    throw new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
   }
 }
 
@@ -240,7 +244,7 @@ function notAcceptedIsSettled(notYetAccepted: () => boolean) {
           subscriber.complete();
         },
         complete: () => {
-          if (notYetAccepted()) subscriber.next(settled(new AguiError("A2A_UNAVAILABLE")));
+          if (notYetAccepted()) subscriber.next(settled(new AguiError("A2A_UNAVAILABLE", { reason: "answerNotAccepted" })));
           subscriber.complete();
         },
       }),

@@ -12,6 +12,9 @@ import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import type { KernelInput, SignalOf } from "../model/kernel-signal.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
 
+/** What a failed write was recording, when the message can say it (`STATE_PERSISTENCE_FAILED.<reason>`). */
+type PersistedWhat = "taskMapping" | "sessionMapping" | "acceptedAnswer";
+
 export interface ThreadRunOptions {
   store: ThreadStore;
   lease: ThreadLease;
@@ -74,11 +77,12 @@ export class ThreadRun {
     return next;
   }
 
-  async #commitOrFail(change: (state: ThreadState) => ThreadState): Promise<void> {
+  /** `reason` names what could not be written, for the message (`STATE_PERSISTENCE_FAILED.<reason>`). */
+  async #commitOrFail(change: (state: ThreadState) => ThreadState, reason?: PersistedWhat): Promise<void> {
     try {
       await this.#commit(change);
     } catch (error) {
-      throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+      throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", reason ? { reason } : {}, { cause: error });
     }
   }
 
@@ -94,7 +98,7 @@ export class ThreadRun {
     }
     if (execution.taskId === taskId) return undefined;
     if (execution.taskId !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" }));
-    return this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }));
+    return this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping");
   }
 
   /** The kernel session never changes for a thread; undefined when there is nothing to write. */
@@ -102,7 +106,7 @@ export class ThreadRun {
     const known = this.#state.iacCodeSessionId;
     if (known === sessionId) return undefined;
     if (known !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" }));
-    return this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }));
+    return this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping");
   }
 
   /**
@@ -119,9 +123,9 @@ export class ThreadRun {
     for (const { projection, sideband } of inputs) {
       const value = this.options.keepInput(projection);
       if (value.requestTaskId !== undefined && value.requestTaskId !== taskId)
-        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "interruptTask" });
       if (value.contextId !== undefined && value.contextId !== this.#state.contextId)
-        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
+        throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "interruptContext" });
       added[value.inputId] = { value, sideband, ...(expiresAt ? { expiresAt } : {}) };
     }
     await this.#commitOrFail((state) => ({
@@ -154,10 +158,11 @@ export class ThreadRun {
     } catch (error) {
       cancelTask();
       await this.end().catch(() => undefined);
+      // Whatever failed to persist, the interrupts are what was lost: the message says so.
       const failure =
         error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR"
           ? error
-          : new AguiError("STATE_PERSISTENCE_FAILED", {}, { cause: error });
+          : new AguiError("STATE_PERSISTENCE_FAILED", { reason: "interrupts" }, { cause: error });
       return { ...end, inputs: undefined, error: failure };
     }
   }
@@ -169,7 +174,7 @@ export class ThreadRun {
       for (const { interruptId } of answers) delete pending[interruptId];
       const applied = answers.map(({ interruptId, digest }) => ({ executionId: state.execution.executionId, interruptId, digest }));
       return { ...state, execution: { ...state.execution, pending }, appliedResumeDigests: [...state.appliedResumeDigests, ...applied] };
-    });
+    }, "acceptedAnswer");
   }
 
   /** The execution is over for good: finished, failed, cancelled, expired or lost. */

@@ -2,8 +2,9 @@ import { describe, expect, it } from "@jest/globals";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AguiError, ERROR_CODES, type ErrorCode } from "../../lib/errors.js";
+import { DETAIL_PHRASES, detailParams } from "../../lib/i18n/detail.js";
 import { messageFor, resolveLanguage, supportedLanguages, translate } from "../../lib/i18n/index.js";
-import { LOCALES_DIR } from "../../lib/paths.js";
+import { LOCALES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
 
 const locales = Object.fromEntries(
   readdirSync(LOCALES_DIR)
@@ -16,10 +17,13 @@ const locales = Object.fromEntries(
 const english = locales.en!;
 const codes: readonly ErrorCode[] = ERROR_CODES;
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+/** The seven languages of the reference adapter (wire contract §9, issue 13). */
+const LANGUAGES = ["de", "en", "es", "fr", "ja", "pt", "zh"];
+const translations = Object.keys(locales).filter((language) => language !== "en");
 
 describe("locale files", () => {
-  it("include at least English and Japanese", () => {
-    expect(supportedLanguages()).toEqual(expect.arrayContaining(["en", "ja"]));
+  it("are the seven languages of the reference", () => {
+    expect(supportedLanguages()).toEqual(LANGUAGES);
     expect(supportedLanguages()).toEqual(Object.keys(locales).sort());
   });
 
@@ -28,15 +32,44 @@ describe("locale files", () => {
     expect(missing).toEqual([]);
   });
 
-  it.each(Object.keys(locales))("%s has no key that en.json lacks", (language) => {
-    const extra = Object.keys(locales[language]!).filter((key) => !(key in english));
-    expect(extra).toEqual([]);
+  it.each(Object.keys(locales))("%s has exactly the keys of en.json, none of them empty", (language) => {
+    expect(Object.keys(locales[language]!).sort()).toEqual(Object.keys(english).sort());
+    const empty = Object.entries(locales[language]!).filter(([, text]) => typeof text !== "string" || text.trim() === "");
+    expect(empty).toEqual([]);
   });
 
   it.each(Object.keys(locales))("%s uses the same placeholders as English", (language) => {
     for (const [key, text] of Object.entries(locales[language]!)) {
       expect([key, placeholders(text)]).toEqual([key, placeholders(english[key] ?? "")]);
     }
+  });
+
+  it.each(translations)("%s translates every error message rather than copying the English", (language) => {
+    const copied = Object.keys(english).filter((key) => /^[A-Z_]+(\.|$)/.test(key) && locales[language]![key] === english[key]);
+    expect(copied).toEqual([]);
+  });
+
+  it("has a phrase for every detail the code can build, and no phrase the code cannot", () => {
+    const phrases = Object.keys(english)
+      .filter((key) => key.startsWith("detail."))
+      .map((key) => key.slice("detail.".length));
+    expect(phrases.sort()).toEqual([...DETAIL_PHRASES, "attached", "located"].sort());
+  });
+
+  it("has a message for every reason the code raises with a literal code and reason", () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? sources(path.join(dir, entry.name))
+          : entry.name.endsWith(".ts")
+            ? [readFileSync(path.join(dir, entry.name), "utf8")]
+            : [],
+      );
+    const raised = sources(path.join(PROJECT_ROOT, "lib")).flatMap((text) =>
+      [...text.matchAll(/new AguiError\(\s*"([A-Z_0-9]+)",\s*\{[^}]*?reason: "(\w+)"/g)].map((m) => `${m[1]}.${m[2]}`),
+    );
+    expect(raised.length).toBeGreaterThan(20);
+    expect(raised.filter((key) => !(key in english))).toEqual([]);
   });
 
   it("keeps the reference adapter's English wording where the wire contract quotes it", () => {
@@ -56,6 +89,23 @@ describe("locale files", () => {
 });
 
 describe("resolveLanguage", () => {
+  it.each([
+    ["zh-CN", "zh"],
+    ["zh-Hans-CN", "zh"],
+    ["ja-JP", "ja"],
+    ["es-419", "es"],
+    ["fr-CA", "fr"],
+    ["de-AT", "de"],
+    ["pt-BR", "pt"],
+    ["pt_PT", "pt"],
+    ["en-US", "en"],
+  ])("finds %s as %s, from preferredLanguage and from Accept-Language", (tag, language) => {
+    expect(resolveLanguage(tag, undefined)).toBe(language);
+    expect(resolveLanguage(tag, "tlh")).toBe(language);
+    expect(resolveLanguage(undefined, tag)).toBe(language);
+    expect(resolveLanguage(undefined, `tlh, ${tag};q=0.8, en;q=0.5`)).toBe(language);
+  });
+
   it("prefers forwardedProps.iacCode.preferredLanguage over Accept-Language", () => {
     expect(resolveLanguage("ja", "en")).toBe("ja");
   });
@@ -116,9 +166,36 @@ describe("translate", () => {
 
 describe("messageFor", () => {
   it("uses the reason-specific message for forwardedProps failures and appends the detail", () => {
-    const error = new AguiError("INVALID_INPUT", { reason: "forwardedProps", detail: "/tools: must NOT have more than 0 items" });
+    const error = new AguiError("INVALID_INPUT", { reason: "forwardedProps", ...detailParams("/tools", "maxItems", { limit: 0 }) });
+    expect(error.params.detail).toBe("/tools: must NOT have more than 0 items");
     expect(messageFor(error, "en")).toBe("Invalid iac-code forwarded properties. (/tools: must NOT have more than 0 items)");
-    expect(messageFor(error, "ja")).toBe(`${locales.ja!["INVALID_INPUT.forwardedProps"]} (/tools: must NOT have more than 0 items)`);
+    expect(messageFor(error, "ja")).toBe(`${locales.ja!["INVALID_INPUT.forwardedProps"]}（/tools：要素は 0 個以下である必要があります）`);
+  });
+
+  it.each(translations)("says the detail in %s, the language of its message", (language) => {
+    const error = new AguiError("INVALID_INPUT", {
+      reason: "forwardedProps",
+      ...detailParams("/forwardedProps/iacCode/cwd", "outsideRoots"),
+    });
+    const catalog = locales[language]!;
+    const what = catalog["detail.outsideRoots"]!;
+    const detail = catalog["detail.located"]!.replace("{at}", "/forwardedProps/iacCode/cwd").replace("{what}", what);
+    const expected = catalog["detail.attached"]!.replace("{message}", catalog["INVALID_INPUT.forwardedProps"]!).replace("{detail}", detail);
+    expect(messageFor(error, language)).toBe(expected);
+    expect(messageFor(error, language)).not.toContain(english["detail.outsideRoots"]);
+  });
+
+  it("interpolates a phrase's values in every language", () => {
+    const error = new AguiError("INCOMPLETE_RESUME", detailParams("/resume", "unanswered", { count: 2 }));
+    for (const language of LANGUAGES) expect(messageFor(error, language)).toContain("2");
+    expect(messageFor(error, "en")).toBe(`${english.INCOMPLETE_RESUME} (/resume: 2 pending interrupt(s) without an answer)`);
+    expect(messageFor(error, "de")).toBe(`${locales.de!.INCOMPLETE_RESUME} (/resume: offene Unterbrechungen ohne Antwort: 2)`);
+  });
+
+  it("keeps a detail without a phrase as given (a position, or the kernel's own words)", () => {
+    expect(messageFor(new AguiError("UNKNOWN_INTERRUPT", { detail: "/resume/1" }), "fr")).toBe(
+      `${locales.fr!.UNKNOWN_INTERRUPT} (/resume/1)`,
+    );
   });
 
   it("uses the envelope message when there is no reason, or an unknown one", () => {
@@ -128,10 +205,13 @@ describe("messageFor", () => {
     expect(messageFor(new AguiError("INVALID_INPUT", { reason: "nonsense" }), "en")).toBe("Invalid AG-UI RunAgentInput envelope.");
   });
 
-  it("translates every code", () => {
-    for (const code of codes) {
-      expect(messageFor(new AguiError(code), "ja")).toBe(locales.ja![code]);
-      expect(messageFor(new AguiError(code), "en")).toBe(english[code]);
+  it("translates every code and every reason, in every language", () => {
+    for (const language of LANGUAGES) {
+      for (const code of codes) expect(messageFor(new AguiError(code), language)).toBe(locales[language]![code]);
+      for (const key of Object.keys(english).filter((k) => /^[A-Z_0-9]+\.\w+$/.test(k))) {
+        const [code, reason] = key.split(".") as [ErrorCode, string];
+        expect(messageFor(new AguiError(code, { reason }), language)).toBe(locales[language]![key]);
+      }
     }
   });
 });

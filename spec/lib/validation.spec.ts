@@ -279,13 +279,13 @@ describe("validateRunInput: user content (R-IN-10, R-IN-11)", () => {
 
   it("rejects a remote image URL", () => {
     const remote = { type: "image", source: { type: "url", value: "https://example.com/a.png", mimeType: "image/png" } };
-    const error = expectRejected(withUserContent([remote]), "userContent");
+    const error = expectRejected(withUserContent([remote]), "remoteMedia");
     expect(error.params.detail).toContain("/source/type");
     expect(error.params.detail).not.toContain("example.com");
   });
 
   it("rejects a provider file handle", () => {
-    expectRejected(withUserContent([{ type: "image", source: { type: "file", value: "file-123" } }]), "userContent");
+    expectRejected(withUserContent([{ type: "image", source: { type: "file", value: "file-123" } }]), "remoteMedia");
   });
 
   it.each([
@@ -298,13 +298,13 @@ describe("validateRunInput: user content (R-IN-10, R-IN-11)", () => {
   });
 
   it("rejects an image type outside png/jpeg/gif/webp", () => {
-    expectRejected(withUserContent([image(TINY_PNG, "image/svg+xml")]), "userContent");
+    expectRejected(withUserContent([image(TINY_PNG, "image/svg+xml")]), "imageMediaType");
   });
 
   it("rejects image data that is not padded base64", () => {
-    expectRejected(withUserContent([image("data:image/png;base64,AAAA")]), "userContent");
-    expectRejected(withUserContent([image("AAA")]), "userContent");
-    expectRejected(withUserContent([image("")]), "userContent");
+    expectRejected(withUserContent([image("data:image/png;base64,AAAA")]), "imageData");
+    expectRejected(withUserContent([image("AAA")]), "imageData");
+    expectRejected(withUserContent([image("")]), "imageData");
   });
 
   it("rejects a text part without text", () => {

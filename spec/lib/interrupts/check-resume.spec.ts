@@ -41,10 +41,10 @@ describe("checkResumeEntries", () => {
     const applied = (id: string) => (id === "perm-1" ? stored : undefined);
     const same = failure([allow, answer], applied);
     expect(same.code).toBe("RESUME_ALREADY_APPLIED");
-    expect(same.params.detail).toContain("the same answer");
+    expect(same.params).toEqual({ detail: "/resume/0" });
     const different = failure([{ ...allow, payload: { decision: "deny" } }, answer], applied);
     expect(different.code).toBe("RESUME_ALREADY_APPLIED");
-    expect(different.params.detail).toContain("a different answer");
+    expect(different.params).toEqual({ reason: "differentAnswer", detail: "/resume/0" });
   });
 
   it("reports an applied id that is no longer pending as RESUME_ALREADY_APPLIED, not UNKNOWN_INTERRUPT", () => {
@@ -77,7 +77,7 @@ describe("resumeDigest", () => {
       checkResumeEntries(pending, [allow, answer], applied);
       throw new Error("expected RESUME_ALREADY_APPLIED");
     } catch (error) {
-      expect((error as AguiError).params.detail).toContain("the same answer");
+      expect((error as AguiError).params).toEqual({ detail: "/resume/0" });
     }
   });
 });
