@@ -405,7 +405,7 @@ describe("pipeToSse in protobuf (a client whose Accept asked for it)", () => {
       onPressure: (unsent, reading) => pressure.push([unsent, reading]),
     });
     const event = content("x".repeat(1000));
-    const frameBytes = PROTOBUF_ENCODING.encode(event).byteLength;
+    const frameBytes = Buffer.byteLength(PROTOBUF_ENCODING.encode(event));
     for (let i = 0; i < 200; i++) items.next(event);
 
     expect(gate.isOpen).toBe(false);
