@@ -9,6 +9,7 @@ import path from "node:path";
 import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
+import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel } from "./log.js";
 import { workspaceProblem } from "./validation.js";
 
 export interface Config {
@@ -50,6 +51,8 @@ export interface Config {
   defaultCwd?: string | undefined;
   /** Declared client `tools`: refused (unset, "refuse") or accepted and never offered to the kernel ("ignore"). */
   clientTools?: ClientToolsPolicy | undefined;
+  /** The least severe log records written (see `log.ts`); default `info`. */
+  logLevel?: LogLevel | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
@@ -77,6 +80,7 @@ const SETTINGS = {
   maxKernelResponseBytes: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
   defaultCwd: "IAC_CODE_AGUI_DEFAULT_CWD",
   clientTools: "IAC_CODE_AGUI_CLIENT_TOOLS",
+  logLevel: "IAC_CODE_AGUI_LOG_LEVEL",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -208,6 +212,12 @@ function clientTools(raw: string | undefined): ClientToolsPolicy | undefined {
   return policy;
 }
 
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined) return DEFAULT_LOG_LEVEL;
+  if (!isLogLevel(raw)) throw new ConfigError(`${SETTINGS.logLevel} must be one of ${LOG_LEVELS.join(", ")}, got "${raw}".`);
+  return raw;
+}
+
 const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
 
 export function loadConfig(
@@ -250,5 +260,6 @@ export function loadConfig(
     ),
     defaultCwd: defaultCwd(read("defaultCwd"), allowedCwds),
     clientTools: clientTools(read("clientTools")),
+    logLevel: logLevel(read("logLevel")),
   };
 }

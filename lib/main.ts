@@ -1,30 +1,43 @@
 #!/usr/bin/env node
-/** `iac-code-agui [flags]`: configuration from flags and environment (see `config.ts`). */
+/**
+ * `iac-code-agui [flags]`: configuration from flags and environment (see
+ * `config.ts`). Once the configuration is read, everything the command says
+ * is a JSON log record on stdout (see `log.ts`), its first one telling where
+ * it listens. A configuration it cannot start with is told as one plain
+ * line on stderr, with exit code 2: that is for whoever typed the command.
+ */
 import { ConfigError, loadConfig } from "./config.js";
+import { createLogger, type Logger } from "./log.js";
 import { ListenError, startService } from "./server.js";
 
-const log = (message: string, error?: unknown) =>
-  console.error(`[iac-code-agui] ${message}${error instanceof Error ? `: ${error.message}` : ""}`);
+/** Warnings about the configuration, told once the logger exists (or with the error that stops the start). */
+const configWarnings: string[] = [];
+let log: Logger | undefined;
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.argv.slice(2));
-  const service = await startService(config, { log });
+  const config = loadConfig(process.argv.slice(2), process.env, (warning) => configWarnings.push(warning));
+  const logger = (log = createLogger({ level: config.logLevel }));
+  for (const warning of configWarnings.splice(0)) logger.warn(warning);
+  const service = await startService(config, { log: logger });
   const kernel = service.embeddedKernel ? `embedded demo kernel at ${service.kernelUrl}` : `kernel at ${service.kernelUrl}`;
-  console.log(`iac-code-agui listening on ${service.url} (${kernel})`);
+  logger.info(
+    { url: service.url, kernelUrl: service.kernelUrl, embeddedKernel: service.embeddedKernel !== undefined },
+    `iac-code-agui listening on ${service.url} (${kernel})`,
+  );
   // The first signal drains (see `RunningService.shutdown`); a second one stops the runs still going at once.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
-      log(`${signal} again: stopping the runs still going now`);
+      logger.warn({ signal }, `${signal} again: stopping the runs still going now`);
       void service.shutdown({ drainMs: 0 });
       return;
     }
     stopping = true;
-    log(`${signal} received`);
+    logger.info({ signal }, `${signal} received`);
     service.shutdown().then(
       () => process.exit(0),
       (error: unknown) => {
-        log("shutdown failed", error);
+        logger.fatal({ err: error }, "shutdown failed");
         process.exit(1);
       },
     );
@@ -35,13 +48,12 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
+    for (const warning of configWarnings) console.error(`iac-code-agui: warning: ${warning}`);
     console.error(`iac-code-agui: ${error.message}`);
     process.exit(2);
   }
-  if (error instanceof ListenError) {
-    console.error(`iac-code-agui: ${error.message}`);
-    process.exit(1);
-  }
-  log("failed to start", error);
+  const logger = log ?? createLogger();
+  // A listen error's message names the address and what to do; any other is a bug, told by its type and stack.
+  logger.fatal({ err: error }, error instanceof ListenError ? error.message : "failed to start");
   process.exit(1);
 });

@@ -12,11 +12,13 @@ import { toSendMessageParams } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
 import { kernelInputsOf } from "./interrupts/keep-input.js";
+import { errorFields, silentLogger, type Logger } from "./log.js";
 import type { KernelSignal } from "./model/kernel-signal.js";
 import { runPipeline, type RunPorts, type SseItem } from "./run-pipeline.js";
 import { runCancellation } from "./threads/cancellation.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
+import { RunErrorLog } from "./threads/run-error-log.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
 import type { ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
@@ -37,7 +39,8 @@ export interface RunDependencies {
   heartbeatMs: number;
   /** Tests pass a virtual-time scheduler; the heartbeat is the only timer of a run. */
   scheduler?: SchedulerLike;
-  log?: (message: string, error?: unknown) => void;
+  /** The logger the run's records are children of; the run binds its own ids. */
+  log?: Logger;
   now?: () => number;
   /** The thread status read-model observers watch; the run feeds it. */
   hub?: ThreadStatusHub;
@@ -67,10 +70,11 @@ export interface RunRequest {
 
 export function runAgent({ input, language, thread, isResume }: RunRequest, deps: RunDependencies): Observable<SseItem> {
   const { threadId, runId } = input;
-  const log = deps.log ?? (() => {});
 
   return defer(() => {
     const { execution } = thread.state;
+    const log = (deps.log ?? silentLogger).child({ threadId, runId, executionId: execution.executionId });
+    const runErrors = new RunErrorLog(log, "run", () => ({ taskId: thread.state.execution.taskId ?? undefined }));
     const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
     const held = <T>(write: Promise<T>): Promise<T> => deps.holdReadsDuring?.(write) ?? write;
     const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
@@ -102,20 +106,20 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
           : signal.kind === "session-bound"
             ? heldIfAny(thread.rememberSession(signal.sessionId))
             : undefined,
-      settleAndPersistEnd: (end) => held(thread.settleEnd(end, cancelTask)),
+      settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask))),
       // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
       recordStatus: deps.hub
         ? (event) => {
             try {
               deps.hub!.record(threadId, event);
             } catch (error) {
-              log(`run ${runId}: the thread status could not record ${event.type}`, error);
+              log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
             }
           }
         : undefined,
-      // A failure no stage turned into a run end: the run tells RUN_ERROR, and its task must not outlive it.
+      // A failure no stage turned into a run end: the run tells RUN_ERROR (logged with it), and its task must not outlive it.
       onFailure: (error) => {
-        log(`run ${runId} failed in the pipeline`, error);
+        runErrors.noteFailure(error);
         cancelTask();
       },
       instrument: deps.instrument,
@@ -144,11 +148,12 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
         },
         ports,
       ),
+      runErrors.logEach(),
     );
 
     return concat(run$, releaseThread).pipe(
       onAbandon<SseItem>(abandon),
-      finalize(() => void thread.close().catch((error: unknown) => log(`releasing thread ${threadId} failed`, error))),
+      finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
     );
   });
 }

@@ -9,6 +9,7 @@ import { A2AClient } from "./a2a/client.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
+import { silentLogger, type Logger } from "./log.js";
 import { RunRegistry, type DrainReport } from "./http/run-registry.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
@@ -50,7 +51,8 @@ function listenError(error: unknown, address: string): unknown {
 }
 
 export interface ServiceOptions {
-  log?: (message: string, error?: unknown) => void;
+  /** Where the service's records go (see `log.ts`); none without it. */
+  log?: Logger;
   /** Tests: another store (one that fails on demand, say) or clock. */
   store?: ThreadStore;
   now?: () => number;
@@ -62,7 +64,7 @@ export interface ServiceOptions {
 
 export async function startService(
   config: Config,
-  { log = () => {}, store, now, sse, instrument }: ServiceOptions = {},
+  { log = silentLogger, store, now, sse, instrument }: ServiceOptions = {},
 ): Promise<RunningService> {
   const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
   const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
@@ -75,7 +77,7 @@ export async function startService(
     }),
     config.recordDir,
     {
-      log,
+      log: log.child({ component: "recorder" }),
       secrets: [config.a2aToken, config.authToken],
     },
   );
@@ -112,10 +114,14 @@ export async function startService(
   };
   let shuttingDown: Promise<DrainReport> | undefined;
   const shutdown = async (drainMs: number): Promise<DrainReport> => {
-    log(`shutting down: draining ${runsCount(runs.size)} for up to ${drainMs / 1000} s; new runs are refused`);
+    log.info(
+      { inFlight: runs.size, drainMs },
+      `shutting down: draining ${runsCount(runs.size)} for up to ${drainMs / 1000} s; new runs are refused`,
+    );
     const report = await runs.drain({ windowMs: drainMs, reason: new AguiError("SERVICE_SHUTTING_DOWN") });
     await recorderOf(a2a)?.idle();
-    log(
+    log.info(
+      { ...report },
       `shutdown: ${runsCount(report.ended)} ended within the drain window, ${runsCount(report.stopped)} stopped with SERVICE_SHUTTING_DOWN; ` +
         "threads paused at interrupts stay on disk",
     );

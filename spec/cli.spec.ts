@@ -1,7 +1,8 @@
 /**
  * The service as other tools start it: the built `dist/lib/main.js` in a
  * child process, configured only by IAC_CODE_AGUI_* variables, in front of
- * another A2A 1.0 kernel on loopback. `npm test` builds first.
+ * another A2A 1.0 kernel on loopback. `npm test` builds first. Its log is
+ * JSON lines on stdout, the first one saying where it listens.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
@@ -20,13 +21,17 @@ function start(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
 
-/** The first stdout line, or the exit code if the process ends first. */
-function firstLine(child: ChildProcess): Promise<{ line?: string; code?: number | null; stderr: string }> {
+/** The first stdout line, or the exit code if the process ends first; `lines` keeps every stdout line that follows. */
+function firstLine(child: ChildProcess): Promise<{ line?: string; code?: number | null; stderr: string; lines: string[] }> {
   let stderr = "";
+  const lines: string[] = [];
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => {
-    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ line, stderr }));
-    child.once("exit", (code) => resolve({ code, stderr }));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      lines.push(line);
+      if (lines.length === 1) resolve({ line, stderr, lines });
+    });
+    child.once("exit", (code) => resolve({ code, stderr, lines }));
   });
 }
 
@@ -53,14 +58,20 @@ describe("the iac-code-agui command", () => {
       IAC_CODE_AGUI_HEARTBEAT_MS: "15000",
       IAC_CODE_AGUI_INTERRUPT_TTL_S: "60",
       IAC_CODE_AGUI_STATE_DIR: mkdtempSync(path.join(os.tmpdir(), "agui-cli-")),
+      IAC_CODE_AGUI_LOG_LEVEL: "debug",
     });
     children.push(child);
-    const { line, stderr } = await firstLine(child);
-    expect(line).toMatch(
-      new RegExp(`^iac-code-agui listening on http://127\\.0\\.0\\.1:\\d+ \\(kernel at ${kernel.url.replaceAll(".", "\\.")}\\)$`),
-    );
+    const { line, stderr, lines } = await firstLine(child);
+    const listening = JSON.parse(line!) as Record<string, unknown>;
+    expect(listening).toMatchObject({
+      level: "info",
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      kernelUrl: kernel.url,
+    });
+    expect(listening.msg).toBe(`iac-code-agui listening on ${String(listening.url)} (kernel at ${kernel.url})`);
     expect(stderr).toBe("");
-    const url = /listening on (\S+)/.exec(line!)![1]!;
+    const url = listening.url as string;
 
     const input = runInput("chat", {}, { cwd: PROJECT_ROOT });
     expect((await postRun(url, input)).status).toBe(401);
@@ -68,6 +79,13 @@ describe("the iac-code-agui command", () => {
     await expectValidRun(events);
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
     expect(kernel.received.at(-1)?.headers.authorization).toBe("Bearer kernel-secret");
+
+    // The refused request is in the log, once, by its code; neither token is.
+    const records = lines.map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(records.filter((record) => record.code === "UNAUTHORIZED")).toEqual([
+      expect.objectContaining({ level: "info", method: "POST", path: "/", status: 401 }),
+    ]);
+    expect(lines.join("\n")).not.toMatch(/client-secret|kernel-secret/);
   });
 
   it("refuses to start in front of a kernel that is not on loopback, saying why", async () => {

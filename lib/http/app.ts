@@ -14,6 +14,7 @@ import type { Config } from "../config.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { messageFor, resolveLanguage } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
+import { errorFields, silentLogger, type Logger } from "../log.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { runAgent } from "../run.js";
 import type { RunPorts } from "../run-pipeline.js";
@@ -32,6 +33,7 @@ import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
+import { logErrorAnswer, noteRequestIds, requestLog, requestLogging } from "./request-log.js";
 import { RunRegistry } from "./run-registry.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
@@ -54,7 +56,8 @@ export interface AppDependencies {
   a2a: A2AClient;
   store: ThreadStore;
   now?: () => number;
-  log?: (message: string, error?: unknown) => void;
+  /** Where the service's records go (see `log.ts`); each request logs through a child (see `request-log.ts`). */
+  log?: Logger;
   /** Embedding and tests: the SSE sink's high-water mark, and a look at its pressure (see `sse-sink.ts`). */
   sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
   /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
@@ -80,16 +83,22 @@ export function createApp({
   a2a,
   store,
   now = Date.now,
-  log = () => {},
+  log = silentLogger,
   sse = {},
   instrument,
   runs = new RunRegistry(now),
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  app.use(requestLogging(log));
   // Before everything, /health and the sandbox included: a request naming another site is refused, token or not.
   app.use(originGuard(config));
-  app.use(bodyDeadline(config.bodyTimeoutS * 1000, (req, res, error) => sendError(res, error, requestLanguage(req))));
+  app.use(
+    bodyDeadline(config.bodyTimeoutS * 1000, (req, res, error) => {
+      logErrorAnswer(res, error, error);
+      sendError(res, error, requestLanguage(req));
+    }),
+  );
   // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
   // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
   app.use("/sandbox", sandboxRoute());
@@ -111,13 +120,15 @@ export function createApp({
     const runA2A = runs.clientFor(readThrough(gate, a2a), runs.enter(res));
     const input = validateRunInput(req.body, config);
     const language = requestLanguage(req);
+    noteRequestIds(res, { threadId: input.threadId, runId: input.runId });
+    const runLog = requestLog(res).child({ threadId: input.threadId, runId: input.runId });
     // A new turn gives up on an execution whose client left and never came back.
     if (input.resume === undefined) grace.expireThread(input.threadId);
     const admitted = await admitRun(input, {
       store,
       now,
       newExecutionId: randomUUID,
-      log,
+      log: runLog,
       cancelTask: (taskId) => runA2A.cancelTask(taskId),
       listTasks: (contextId) => runA2A.listTasks(contextId),
       isHeld: (executionId) => grace.holds(executionId),
@@ -139,7 +150,7 @@ export function createApp({
       {
         a2a: runA2A,
         heartbeatMs: config.heartbeatMs,
-        log,
+        log: requestLog(res),
         now,
         hub,
         grace,
@@ -148,27 +159,30 @@ export function createApp({
         holdReadsDuring: (write) => gate.hold(write),
       },
     );
-    pipeToSse(run$, res, (error) => log(`run ${input.runId} failed outside the pipeline`, error), {
+    // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
+    const failedOutside = (error: unknown) =>
+      runLog.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, "the run failed outside its pipeline");
+    pipeToSse(run$, res, failedOutside, {
       ...sse,
       encoding: negotiateEncoding(req),
       gate,
       stallMs: config.clientStallS * 1000,
       onSlowClient: (unsent) =>
-        log(`run ${input.runId}: client took nothing for ${config.clientStallS} s, dropped with ${unsent} bytes unsent`),
+        runLog.info({ unsentBytes: unsent }, `dropped a client that took nothing for ${config.clientStallS} s, as if it had left`),
     });
   };
   app.post("/", runs.refuseWhileDraining, ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use(
     "/extensions/iac-code/v1/executions",
-    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, log, clientStallS: config.clientStallS, sse }),
+    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
   );
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 
   const answerErrors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
     const agui = toAguiError(error);
-    if (agui.code === "INTERNAL_ERROR") log(`${req.method} ${req.path} failed`, error);
+    logErrorAnswer(res, error, agui);
     if (res.headersSent) return res.end();
     sendError(res, agui, requestLanguage(req));
   };

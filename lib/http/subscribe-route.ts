@@ -15,6 +15,7 @@ import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { DisconnectGrace } from "../threads/disconnect-grace.js";
 import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
+import { errorFields } from "../log.js";
 import { SCHEMAS_DIR } from "../paths.js";
 import type { RunA2A } from "../run.js";
 import type { ThreadStore } from "../state/thread-store.js";
@@ -22,6 +23,7 @@ import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { jsonBody, MAX_CONTROL_BODY_BYTES } from "./json-body.js";
+import { noteRequestIds, requestLog } from "./request-log.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
@@ -47,7 +49,6 @@ export interface SubscribeRouteDependencies {
   /** An observer that takes nothing for this long while bytes wait for it counts as gone (see `sse-sink.ts`). */
   clientStallS: number;
   sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
-  log?: (message: string, error?: unknown) => void;
 }
 
 export function subscribeRoute({
@@ -59,12 +60,14 @@ export function subscribeRoute({
   heartbeatMs,
   clientStallS,
   sse = {},
-  log = () => {},
 }: SubscribeRouteDependencies): express.Router {
   const router = express.Router();
   const subscribe: RequestHandler<{ executionId: string }> = async (req, res) => {
     if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: "observeBody" });
     const body = req.body;
+    noteRequestIds(res, { threadId: body.threadId, executionId: req.params.executionId });
+    // The observer's own records bind its ids (see `observe.ts`); these are the route's.
+    const log = requestLog(res).child({ threadId: body.threadId, executionId: req.params.executionId });
     const state = await loadThread(store, body.threadId);
     if (!state) throw new AguiError("EXECUTION_NOT_FOUND", { reason: "checkpoint" });
     const { execution } = state;
@@ -84,7 +87,7 @@ export function subscribeRoute({
         afterSequence: body.afterSequence ?? execution.pipelineSequence,
         language: resolveLanguage(undefined, req.get("accept-language")),
       },
-      { a2a: readThrough(gate, a2a), hub, heartbeatMs },
+      { a2a: readThrough(gate, a2a), hub, heartbeatMs, log: requestLog(res) },
     );
     // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
     const { executionId } = execution;
@@ -101,17 +104,22 @@ export function subscribeRoute({
         ),
         finalize(() => {
           grace.unclaim(id, settled);
-          if (settled) void endExecution(body.threadId, id).catch((error: unknown) => log(`ending execution ${id} failed`, error));
+          if (settled)
+            void endExecution(body.threadId, id).catch((error: unknown) =>
+              log.warn(errorFields(error), "ending the execution an observer saw settle failed"),
+            );
         }),
       );
     }
-    pipeToSse(run$, res, (error) => log(`observer of ${req.params.executionId} failed outside the pipeline`, error), {
+    const failedOutside = (error: unknown) =>
+      log.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, "the observer failed outside its pipeline");
+    pipeToSse(run$, res, failedOutside, {
       ...sse,
       encoding: negotiateEncoding(req),
       gate,
       stallMs: clientStallS * 1000,
       onSlowClient: (unsent) =>
-        log(`observer of ${req.params.executionId}: client took nothing for ${clientStallS} s, dropped with ${unsent} bytes unsent`),
+        log.info({ unsentBytes: unsent }, `dropped an observer that took nothing for ${clientStallS} s, as if it had left`),
     });
   };
   router.post("/:executionId/subscribe", ...jsonBody(MAX_CONTROL_BODY_BYTES), subscribe);

@@ -20,6 +20,7 @@ import { defer, tap, type Observable } from "rxjs";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import { AguiError } from "../errors.js";
+import { errorFields, silentLogger, type Logger } from "../log.js";
 import {
   ensureRecordDir,
   findRecording,
@@ -36,7 +37,7 @@ import { isJsonObject, isNonEmptyString, nonEmptyString } from "../model/json.js
 
 export interface RecorderOptions extends WriteHooks {
   /** Where write failures go; they never reach the run. */
-  log?: (message: string, error?: unknown) => void;
+  log?: Logger;
   /** Credentials to redact besides the request's own: the service's tokens, say. Empty and undefined entries are skipped. */
   secrets?: readonly (string | undefined)[];
   /** Milliseconds; delays and dates are read from it. Default `Date.now`. */
@@ -232,7 +233,7 @@ class CallRecording {
 
 export class Recorder {
   readonly #dir: string;
-  readonly #log: (message: string, error?: unknown) => void;
+  readonly #log: Logger;
   readonly #secrets: string[];
   readonly #now: () => number;
   readonly #hooks: WriteHooks;
@@ -244,7 +245,7 @@ export class Recorder {
 
   constructor(recordDir: string, options: RecorderOptions = {}) {
     this.#dir = recordDir;
-    this.#log = options.log ?? (() => {});
+    this.#log = options.log ?? silentLogger;
     this.#secrets = (options.secrets ?? []).filter(isNonEmptyString);
     this.#now = options.now ?? Date.now;
     this.#hooks = options.beforeRename ? { beforeRename: options.beforeRename } : {};
@@ -265,7 +266,7 @@ export class Recorder {
       try {
         call = new CallRecording(params, this.#secrets, this.#now, this.#maxTurnChars);
       } catch (error) {
-        this.#log("recorder: cannot record this call", error);
+        this.#log.warn(errorFields(error), "recorder: cannot record this call");
       }
       if (!call) return upstream;
       const guard = (step: string, action: (recording: CallRecording) => void) => () => {
@@ -274,7 +275,7 @@ export class Recorder {
           action(call);
         } catch (error) {
           // A recording that went wrong is dropped whole, never written half right.
-          this.#log(`recorder: ${step} failed; this call is not recorded`, error);
+          this.#log.warn(errorFields(error), `recorder: ${step} failed; this call is not recorded`);
           call = undefined;
         }
       };
@@ -300,7 +301,10 @@ export class Recorder {
   #enqueue(call: CallRecording): void {
     this.#queue = this.#queue.then(() =>
       this.#write(call).catch((error: unknown) =>
-        this.#log(`recorder: cannot write the recording of task ${call.taskId ?? "(none)"} to ${this.#dir}`, error),
+        this.#log.warn(
+          { ...errorFields(error), taskId: call.taskId, recordDir: this.#dir },
+          `recorder: cannot write the recording of task ${call.taskId ?? "(none)"} to ${this.#dir}`,
+        ),
       ),
     );
   }

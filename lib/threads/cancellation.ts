@@ -5,6 +5,7 @@
  * for a client that left, after the run's pending writes, possibly after a
  * grace window in which the client may come back (R-SIB-7).
  */
+import { errorFields, type Logger } from "../log.js";
 import type { RunA2A } from "../run.js";
 import type { DisconnectGrace } from "./disconnect-grace.js";
 import { cancelRunningTasksOf } from "./orphans.js";
@@ -15,7 +16,8 @@ export interface CancellationDependencies {
   grace?: DisconnectGrace;
   /** Ends an execution the run left open (its grace window ran out). */
   endExecution?: (threadId: string, executionId: string) => Promise<void>;
-  log: (message: string, error?: unknown) => void;
+  /** The run's logger. */
+  log: Logger;
 }
 
 export interface RunCancellation {
@@ -28,7 +30,8 @@ export interface RunCancellation {
 export function runCancellation(thread: ThreadRun, { a2a, grace, endExecution, log }: CancellationDependencies): RunCancellation {
   const { threadId, contextId } = thread.state;
   const cancel = (taskId: string | null) => {
-    if (taskId) return void a2a.cancelTask(taskId).catch((error: unknown) => log(`CancelTask ${taskId} failed`, error));
+    if (taskId)
+      return void a2a.cancelTask(taskId).catch((error: unknown) => log.warn({ ...errorFields(error), taskId }, "CancelTask failed"));
     // The run never learned its task (the stream died before its first frame reached us): find it by context.
     void cancelRunningTasksOf(a2a, contextId, log);
   };
@@ -49,7 +52,9 @@ export function runCancellation(thread: ThreadRun, { a2a, grace, endExecution, l
           executionId,
           expire: () => {
             cancel(taskId);
-            void endExecution?.(threadId, executionId).catch((error: unknown) => log(`ending execution ${executionId} failed`, error));
+            void endExecution?.(threadId, executionId).catch((error: unknown) =>
+              log.warn({ ...errorFields(error), executionId }, "ending the execution after its grace window failed"),
+            );
           },
         });
       }),

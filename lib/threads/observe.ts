@@ -17,6 +17,7 @@ import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
+import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput } from "../model/kernel-signal.js";
 import type { RunA2A } from "../run.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
@@ -24,6 +25,7 @@ import type { ThreadState } from "../state/thread-state.js";
 import { sessionEvent } from "../../operators/announce-session.js";
 import { toStateEvents } from "../../operators/to-state-events.js";
 import { reattach } from "./recovery.js";
+import { RunErrorLog } from "./run-error-log.js";
 import { statusFromState, type ThreadStatusHub } from "./status-hub.js";
 
 export interface ObserveRequest {
@@ -39,6 +41,8 @@ export interface ObserveDependencies {
   hub: ThreadStatusHub;
   heartbeatMs: number;
   scheduler?: SchedulerLike;
+  /** The logger the observer's records are children of; it binds its own ids. */
+  log?: Logger;
 }
 
 export function observeExecution(
@@ -46,6 +50,8 @@ export function observeExecution(
   deps: ObserveDependencies,
 ): Observable<SseItem> {
   const { threadId, execution } = state;
+  const log = (deps.log ?? silentLogger).child({ threadId, runId, executionId: execution.executionId, taskId: execution.taskId });
+  const runErrors = new RunErrorLog(log, "observer");
   // The interrupts the thread keeps are the ones a client can answer; a pause seen only live is shown as the kernel sent it.
   const interruptsFor = (inputs: readonly KernelInput[]): Interrupt[] => {
     const stored = Object.values(state.execution.pending);
@@ -81,9 +87,12 @@ export function observeExecution(
       {
         persistIds: () => undefined,
         // Nothing to write: an observer only shows the pause, so this stays synchronous.
-        settleAndPersistEnd: (end) => (!end.error && end.inputs?.length ? { ...end, interrupts: interruptsFor(end.inputs) } : end),
+        settleAndPersistEnd: (end) =>
+          runErrors.noteEnd(!end.error && end.inputs?.length ? { ...end, interrupts: interruptsFor(end.inputs) } : end),
+        onFailure: runErrors.noteFailure,
         scheduler: deps.scheduler,
       },
     ),
+    runErrors.logEach(),
   );
 }

@@ -14,6 +14,7 @@
  *   starts anything new (`endOrphanedExecution`).
  */
 import { AguiError } from "../errors.js";
+import { errorFields, silentLogger, type Logger } from "../log.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { ThreadState } from "../state/thread-state.js";
 import { normalizeTaskState } from "../../operators/to-kernel-signals.js";
@@ -24,20 +25,18 @@ const RUNNING = new Set(["submitted", "working"]);
 /** The A2A error for a task that is already terminal: there is nothing left to cancel. */
 const NOT_CANCELABLE = -32002;
 
-type Log = (message: string, error?: unknown) => void;
-
 /** What the orphan checks need of the A2A client. */
 export interface OrphanA2A {
   cancelTask(taskId: string): Promise<unknown>;
   listTasks(contextId: string): Promise<Record<string, unknown>>;
 }
 
-export async function cancelRunningTasksOf(a2a: OrphanA2A, contextId: string, log: Log): Promise<string[]> {
+export async function cancelRunningTasksOf(a2a: OrphanA2A, contextId: string, log: Logger): Promise<string[]> {
   let listed: Record<string, unknown>;
   try {
     listed = await a2a.listTasks(contextId);
   } catch (error) {
-    log(`ListTasks for ${contextId} failed; a task of the ended run may still run`, error);
+    log.warn({ ...errorFields(error), contextId }, "ListTasks failed; a task of the ended run may still run");
     return [];
   }
   const tasks = Array.isArray(listed.tasks) ? listed.tasks.filter(isJsonObject) : [];
@@ -46,7 +45,9 @@ export async function cancelRunningTasksOf(a2a: OrphanA2A, contextId: string, lo
       (task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined)),
     )
     .flatMap((task) => (typeof task.id === "string" ? [task.id] : []));
-  await Promise.all(running.map((id) => a2a.cancelTask(id).catch((error: unknown) => log(`CancelTask ${id} failed`, error))));
+  await Promise.all(
+    running.map((id) => a2a.cancelTask(id).catch((error: unknown) => log.warn({ ...errorFields(error), taskId: id }, "CancelTask failed"))),
+  );
   return running;
 }
 
@@ -56,7 +57,7 @@ export interface OrphanDependencies {
   listTasks?: OrphanA2A["listTasks"];
   /** True for an execution this process keeps open on purpose (a disconnect grace window): not an orphan. */
   isHeld?: (executionId: string) => boolean;
-  log?: Log;
+  log?: Logger;
 }
 
 /**
@@ -70,12 +71,12 @@ export async function endOrphanedExecution(state: ThreadState, deps: OrphanDepen
   const { execution } = state;
   const over = state.terminalExecutionIds.includes(execution.executionId);
   if (over || hasPending(state) || deps.isHeld?.(execution.executionId)) return state;
-  const log = deps.log ?? (() => {});
+  const log = deps.log ?? silentLogger;
   const { taskId } = execution;
   if (taskId) {
     await deps.cancelTask(taskId).catch((error: unknown) => {
       if (!(error instanceof AguiError && rpcErrorOf(error)?.code === NOT_CANCELABLE))
-        log(`CancelTask ${taskId} (left running by a stopped run) failed`, error);
+        log.warn({ ...errorFields(error), taskId }, "CancelTask of a task left running by a stopped run failed");
     });
   } else if (deps.listTasks) {
     await cancelRunningTasksOf({ cancelTask: deps.cancelTask, listTasks: deps.listTasks }, state.contextId, log);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ConfigError, loadConfig } from "../../lib/config.js";
 import { PROJECT_ROOT } from "../../lib/paths.js";
 import { expectValidRun } from "../support/agui.js";
-import { postRun, runInput } from "../support/service.js";
+import { postRun, runInput, waitFor } from "../support/service.js";
 
 const MAIN = path.join(PROJECT_ROOT, "dist", "lib", "main.js");
 // Nothing listens there: none of these cases reaches a kernel, and none starts the embedded one.
@@ -29,6 +29,21 @@ function start(env: Record<string, string>, args: string[] = []): ChildProcess {
   });
   children.push(child);
   return child;
+}
+
+/** Resolves once the command's log (JSON lines on stdout) says where it listens: the records so far, and its stderr. */
+function startedProcess(child: ChildProcess): Promise<{ url: string; records: Array<Record<string, unknown>>; stderr: () => string }> {
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const records: Array<Record<string, unknown>> = [];
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      records.push(record);
+      if (typeof record.url === "string") resolve({ url: record.url, records, stderr: () => stderr });
+    });
+    child.once("exit", (code) => reject(new Error(`exited (${code}) before listening: ${stderr}`)));
+  });
 }
 
 /** The first stdout line, or the exit code if the process ends first; stderr as read by then. */
@@ -70,7 +85,7 @@ describe("an auth token set but empty", () => {
 });
 
 describe("an auth token with spaces around it", () => {
-  it("is warned about on stderr, and used without them (a header value cannot carry them)", async () => {
+  it("is warned about in the log, and used without them (a header value cannot carry them)", async () => {
     const warnings: string[] = [];
     expect(loadConfig([], { IAC_CODE_AGUI_AUTH_TOKEN: " padded\t" }, (message) => warnings.push(message)).authToken).toBe("padded");
     expect(warnings).toEqual([expect.stringMatching(/IAC_CODE_AGUI_AUTH_TOKEN.*(space|whitespace)/)]);
@@ -80,9 +95,14 @@ describe("an auth token with spaces around it", () => {
       IAC_CODE_AGUI_AUTH_TOKEN: "  client-secret ",
       IAC_CODE_AGUI_ALLOWED_CWDS: os.tmpdir(),
     });
-    const { line, stderr } = await firstLine(child);
-    expect(stderr).toMatch(/IAC_CODE_AGUI_AUTH_TOKEN.*(space|whitespace)/);
-    const url = /listening on (\S+)/.exec(line!)![1]!;
+    const listening = await startedProcess(child);
+    expect(listening.records[0]).toMatchObject({
+      level: "warn",
+      msg: expect.stringMatching(/IAC_CODE_AGUI_AUTH_TOKEN.*(space|whitespace)/),
+    });
+    expect(listening.stderr()).toBe("");
+    expect(JSON.stringify(listening.records)).not.toContain("client-secret");
+    const url = listening.url;
     expect((await postRun(url, runInput("chat"))).status).toBe(401);
     const { status, events } = await postRun(url, runInput("chat"), { authorization: "Bearer client-secret" });
     expect(status).toBe(200);
@@ -100,14 +120,19 @@ describe("a port already in use", () => {
   });
   afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
-  it("ends the command with one line naming host:port and a non-zero exit code", async () => {
-    const { line, code, stderr } = await firstLine(
-      start({ IAC_CODE_AGUI_HOST: "127.0.0.1", IAC_CODE_AGUI_PORT: String(port), IAC_CODE_AGUI_A2A_URL: NO_KERNEL }),
-    );
-    expect(line).toBeUndefined();
+  it("ends the command with one fatal record naming host:port and a non-zero exit code", async () => {
+    const child = start({ IAC_CODE_AGUI_HOST: "127.0.0.1", IAC_CODE_AGUI_PORT: String(port), IAC_CODE_AGUI_A2A_URL: NO_KERNEL });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines: string[] = [];
+    createInterface({ input: child.stdout! }).on("line", (line) => lines.push(line));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
-    const lines = stderr.trim().split("\n");
-    expect(lines).toEqual([expect.stringContaining(`127.0.0.1:${port} is already in use`)]);
+    await waitFor(() => lines.length > 0);
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ level: "fatal", msg: expect.stringContaining(`127.0.0.1:${port} is already in use`) }),
+    ]);
+    expect(stderr).toBe("");
   });
 });

@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       maxConnections: 1024,
       maxKernelRecordBytes: DEFAULT_MAX_KERNEL_RECORD_BYTES,
       maxKernelResponseBytes: DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
+      logLevel: "info",
     });
   });
 
@@ -55,6 +56,7 @@ describe("loadConfig", () => {
       IAC_CODE_AGUI_MAX_CONNECTIONS: "64",
       IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES: "65536",
       IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES: "131072",
+      IAC_CODE_AGUI_LOG_LEVEL: "debug",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -76,6 +78,7 @@ describe("loadConfig", () => {
       maxConnections: 64,
       maxKernelRecordBytes: 65_536,
       maxKernelResponseBytes: 131_072,
+      logLevel: "debug",
     });
   });
 
@@ -96,6 +99,14 @@ describe("loadConfig", () => {
     );
     expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_ORIGINS: "https://app.example/path" })).toThrow(/IAC_CODE_AGUI_ALLOWED_ORIGINS/);
     expect(() => loadConfig([], { IAC_CODE_AGUI_ALLOWED_ORIGINS: "null" })).toThrow(ConfigError);
+  });
+
+  it("reads the log level from IAC_CODE_AGUI_LOG_LEVEL or --log-level, and refuses one pino does not know", () => {
+    expect(loadConfig(["--log-level", "warn"], { IAC_CODE_AGUI_LOG_LEVEL: "debug" }).logLevel).toBe("warn");
+    expect(loadConfig([], { IAC_CODE_AGUI_LOG_LEVEL: "silent" }).logLevel).toBe("silent");
+    expect(() => loadConfig([], { IAC_CODE_AGUI_LOG_LEVEL: "verbose" })).toThrow(
+      /IAC_CODE_AGUI_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
+    );
   });
 });
 

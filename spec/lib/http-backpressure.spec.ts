@@ -19,6 +19,7 @@ import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { deltaText, startBurstKernel, type BurstKernel, type BurstScript } from "../support/burst-kernel.js";
 import { decodeEvents } from "../support/event-streams.js";
+import { captureLogs } from "../support/logs.js";
 import { postRun, runInput, testConfig, waitFor } from "../support/service.js";
 
 /** 20,000 deltas of 1 KiB: about 20 MiB each way, far more than the loopback sockets between the three can hold. */
@@ -181,10 +182,10 @@ describe("a client that reads slowly, or in bursts", () => {
 describe("a client that takes nothing for IAC_CODE_AGUI_CLIENT_STALL_S", () => {
   let kernel: BurstKernel;
   let service: RunningService;
-  const logs: string[] = [];
+  const logs = captureLogs();
   beforeAll(async () => {
     kernel = await startBurstKernel();
-    service = await startService(testConfig({ a2aUrl: kernel.url, clientStallS: 1 }), { log: (message) => logs.push(message) });
+    service = await startService(testConfig({ a2aUrl: kernel.url, clientStallS: 1 }), { log: logs.logger });
   });
   afterAll(async () => {
     await service.close();
@@ -194,7 +195,13 @@ describe("a client that takes nothing for IAC_CODE_AGUI_CLIENT_STALL_S", () => {
   it("is dropped as a client that left: the connection is closed and the run's A2A task cancelled", async () => {
     const reader = await openPausedRun(service.url, burst({ deltas: DELTAS, deltaBytes: DELTA_BYTES, hold: true }));
     await waitFor(() => kernel.tasks.length > 0 && kernel.cancelled.includes(kernel.tasks.at(-1)!.id), 15_000);
-    expect(logs.some((line) => /client took nothing for 1 s, dropped with \d+ bytes unsent/.test(line))).toBe(true);
+    const dropped = logs.records().find((record) => /took nothing for 1 s/.test(record.msg));
+    expect(dropped).toMatchObject({
+      level: "info",
+      threadId: expect.any(String),
+      runId: expect.any(String),
+      unsentBytes: expect.any(Number),
+    });
     // What the sockets still held reaches the client, then the connection's end: no end of run.
     reader.response.resume();
     await reader.closed;

@@ -17,6 +17,7 @@ import { listFixtures, parseFixture, type FixtureSection } from "../../lib/kerne
 import { Recorder, recordingClient } from "../../lib/recorder/recording-client.js";
 import { isSecretKey, redact, REDACTED, secretsIn, withPlaceholders } from "../../lib/recorder/redact.js";
 import { expectValidRun } from "../support/agui.js";
+import { captureLogs } from "../support/logs.js";
 import { postRun, runInput, script, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
 
 const tempDirs: string[] = [];
@@ -262,12 +263,12 @@ describe("recorder: failures never reach the run", () => {
     const parent = await tempDir("agui-rec-file-");
     const recordDir = path.join(parent, "not-a-dir");
     await writeFile(recordDir, "x");
-    const logged: string[] = [];
-    const h = await harness({}, { recordDir }, { log: (message) => logged.push(message) });
+    const logs = captureLogs();
+    const h = await harness({}, { recordDir }, { log: logs.logger });
     const result = await postRun(h.service.url, runInput("reasoning-tools"));
     await expectValidRun(result.events);
     expect(outcomeOf(result.events)?.type).toBe("success");
-    await waitFor(() => logged.some((message) => message.startsWith("recorder: cannot write")));
+    await waitFor(() => logs.records().some((record) => record.level === "warn" && record.msg.startsWith("recorder: cannot write")));
     expect(await readFile(recordDir, "utf8")).toBe("x");
   });
 });
@@ -379,13 +380,13 @@ describe("recorder: the stream and the file", () => {
 
   it("a turn too large to keep in memory is dropped whole and logged, the stream untouched", async () => {
     const dir = await tempDir("agui-rec-unit-");
-    const logged: string[] = [];
-    const recorder = new Recorder(dir, { maxTurnChars: 300, log: (message) => logged.push(message) });
+    const logs = captureLogs();
+    const recorder = new Recorder(dir, { maxTurnChars: 300, log: logs.logger });
     const sent = [frames.task(), frames.status("TASK_STATE_WORKING", "x".repeat(400)), frames.status("TASK_STATE_COMPLETED")];
     expect(await lastValueFrom(recorder.record(firstCall, of(...sent)).pipe(toArray()))).toEqual(sent);
     await recorder.idle();
     expect(await recordings(dir)).toEqual([]);
-    expect(logged).toEqual(["recorder: reading a frame failed; this call is not recorded"]);
+    expect(logs.records().map((record) => record.msg)).toEqual(["recorder: reading a frame failed; this call is not recorded"]);
   });
 
   it("a crash mid-write leaves the previous recording whole: the kernel never sees a torn file", async () => {
@@ -393,9 +394,9 @@ describe("recorder: the stream and the file", () => {
     // Set to hold the next write between its complete temp file and the rename.
     let holdNext = false;
     let held: { temp: string; release: (crash?: Error) => void } | undefined;
-    const logged: unknown[] = [];
+    const logs = captureLogs();
     const recorder = new Recorder(dir, {
-      log: (_message, error) => logged.push(error),
+      log: logs.logger,
       beforeRename: (temp) => {
         if (!holdNext) return Promise.resolve();
         holdNext = false;
@@ -425,7 +426,7 @@ describe("recorder: the stream and the file", () => {
     // The crash: the temp file goes, the recording stays as it was, and the failure is logged.
     held!.release(new Error("killed"));
     await recorder.idle();
-    expect(logged).toHaveLength(1);
+    expect(logs.records()).toMatchObject([{ level: "warn", err: { type: "Error" } }]);
     expect(await readdir(dir)).toEqual([name]);
     expect(await readFile(file, "utf8")).toBe(turn0);
 

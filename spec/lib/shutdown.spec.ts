@@ -44,6 +44,7 @@ describe("shutting the service down", () => {
   const cancelled = (taskId: string) =>
     kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId);
   const underWay = (raw: string) => raw.includes("iac-code.session.v1") && raw.includes("TEXT_MESSAGE_CONTENT");
+  const logged = (service: ServiceProcess, message: RegExp) => service.records().find((record) => message.test(record.msg));
 
   it("on SIGTERM refuses new runs, then ends a run still going after the drain window with RUN_ERROR, cancelled and recorded", async () => {
     const recordDir = mkdtempSync(path.join(os.tmpdir(), "agui-shutdown-record-"));
@@ -53,7 +54,7 @@ describe("shutting the service down", () => {
 
     const signalled = Date.now();
     service.child.kill("SIGTERM");
-    await waitFor(() => /draining/.test(service.stderr()));
+    await waitFor(() => logged(service, /draining/) !== undefined);
     const refused = await fetch(service.url, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -70,7 +71,12 @@ describe("shutting the service down", () => {
     // The one-second window and the stop itself; the run alone would have gone on for about three more seconds.
     expect(Date.now() - signalled).toBeLessThan(3000);
     expect(cancelled(taskId)).toBe(true);
-    expect(service.stderr()).toMatch(/1 run stopped with SERVICE_SHUTTING_DOWN/);
+    expect(logged(service, /1 run stopped with SERVICE_SHUTTING_DOWN/)).toMatchObject({ level: "info", inFlight: 1, stopped: 1 });
+    // The run it stopped: one RUN_ERROR, logged once with its code and ids.
+    expect(service.records().filter((record) => record.code === "SERVICE_SHUTTING_DOWN")).toEqual([
+      expect.objectContaining({ level: "warn", taskId, msg: expect.stringMatching(/RUN_ERROR/) }),
+    ]);
+    expect(service.stderr()).toBe("");
 
     const recordings = readdirSync(recordDir).filter((name) => name.endsWith(".jsonl"));
     expect(recordings).toHaveLength(1);
@@ -88,6 +94,6 @@ describe("shutting the service down", () => {
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     expect(await service.exited).toEqual({ code: 0, signal: null });
     expect(cancelled(taskId)).toBe(false);
-    expect(service.stderr()).toMatch(/1 run ended within the drain window/);
+    expect(logged(service, /1 run ended within the drain window/)).toMatchObject({ level: "info", inFlight: 1, ended: 1 });
   });
 });

@@ -18,13 +18,15 @@ export const MAIN = path.join(PROJECT_ROOT, "dist", "lib", "main.js");
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
-  /** What the process wrote to stderr so far (its log). */
+  /** What the process wrote to stderr so far (nothing, once it has started). */
   stderr(): string;
+  /** Its log so far: the JSON records it wrote to stdout, one a line. */
+  records(): Array<{ level: string; msg: string; [field: string]: unknown }>;
   /** Resolves when the process has exited. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the command and resolves once it says where it listens; rejects if it exits first. */
+/** Starts the command and resolves once its log says where it listens; rejects if it exits first. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does)`);
   const child = spawn(process.execPath, [MAIN], {
@@ -33,16 +35,22 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines: string[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
-  const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once("line", resolve);
-    void exited.then(({ code, signal }) => reject(new Error(`the service exited (${code ?? signal}) before listening: ${stderr}`)));
+  const records = () => lines.map((line) => JSON.parse(line) as ReturnType<ServiceProcess["records"]>[number]);
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      lines.push(line);
+      const listening = records().at(-1)!;
+      if (/listening on/.test(listening.msg)) resolve(listening.url as string);
+    });
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`the service exited (${code ?? signal}) before listening: ${stderr}${lines.join("\n")}`)),
+    );
   });
-  const url = /listening on (\S+)/.exec(line)?.[1];
-  if (!url) throw new Error(`unexpected first line: ${line}`);
-  return { child, url, stderr: () => stderr, exited };
+  return { child, url, stderr: () => stderr, records, exited };
 }
 
 /**
