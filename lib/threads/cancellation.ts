@@ -8,7 +8,7 @@
 import { errorFields, type Logger } from "../log.js";
 import type { RunA2A } from "../run.js";
 import type { DisconnectGrace } from "./disconnect-grace.js";
-import { cancelRunningTasksOf } from "./orphans.js";
+import { cancelRunningTasksOf, logCancelFailure } from "./orphans.js";
 import type { ThreadRun } from "./thread-run.js";
 
 export interface CancellationDependencies {
@@ -30,8 +30,7 @@ export interface RunCancellation {
 export function runCancellation(thread: ThreadRun, { a2a, grace, endExecution, log }: CancellationDependencies): RunCancellation {
   const { threadId, contextId } = thread.state;
   const cancel = (taskId: string | null) => {
-    if (taskId)
-      return void a2a.cancelTask(taskId).catch((error: unknown) => log.warn({ ...errorFields(error), taskId }, "CancelTask failed"));
+    if (taskId) return void a2a.cancelTask(taskId).catch((error: unknown) => logCancelFailure(log, taskId, error));
     // The run never learned its task (the stream died before its first frame reached us): find it by context.
     void cancelRunningTasksOf(a2a, contextId, log);
   };

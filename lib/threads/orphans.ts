@@ -45,10 +45,19 @@ export async function cancelRunningTasksOf(a2a: OrphanA2A, contextId: string, lo
       (task) => task.contextId === contextId && RUNNING.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined)),
     )
     .flatMap((task) => (typeof task.id === "string" ? [task.id] : []));
-  await Promise.all(
-    running.map((id) => a2a.cancelTask(id).catch((error: unknown) => log.warn({ ...errorFields(error), taskId: id }, "CancelTask failed"))),
-  );
+  await Promise.all(running.map((id) => a2a.cancelTask(id).catch((error: unknown) => logCancelFailure(log, id, error))));
   return running;
+}
+
+/**
+ * A CancelTask that failed, logged once. A task that had ended already (the
+ * kernel settled it while the run ended, say because its client left) is
+ * no failure: that is told at debug.
+ */
+export function logCancelFailure(log: Logger, taskId: string, error: unknown): void {
+  if (error instanceof AguiError && rpcErrorOf(error)?.code === NOT_CANCELABLE)
+    return log.debug({ taskId }, "CancelTask: the task had ended already");
+  log.warn({ ...errorFields(error), taskId }, "CancelTask failed");
 }
 
 export interface OrphanDependencies {

@@ -122,7 +122,14 @@ describe("the service's log", () => {
   describe("in front of a kernel that misbehaves", () => {
     let other: RunningService;
     let otherLogs: CapturedLogs;
+    /** While set, CancelTask answers that the task has ended already (-32002), as a kernel does once its task settled. */
+    let cancelFindsTaskEnded = false;
     beforeAll(async () => {
+      hostile.answer("CancelTask", (request, res) => {
+        if (!cancelFindsTaskEnded) return false;
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id, error: { code: -32002, message: "Task cannot be canceled" } }));
+      });
       otherLogs = captureLogs("trace");
       other = await startService(testConfig({ a2aUrl: hostile.url, authToken: CLIENT_TOKEN }), { log: otherLogs.logger });
     });
@@ -146,7 +153,12 @@ describe("the service's log", () => {
       expect(otherLogs.text()).not.toContain(USER_WORDS);
     });
 
-    it("logs a client that leaves mid-run at debug, and nothing about its run above debug", async () => {
+    it.each([
+      ["its task cancelled", false],
+      ["its task found ended already", true],
+    ])("logs a client that leaves mid-run at debug, and nothing about its run above debug (%s)", async (_name, taskEnded) => {
+      cancelFindsTaskEnded = taskEnded;
+      const cancels = hostile.calls("CancelTask").length;
       const input = runInput(`${USER_WORDS} hold`, {}, CREDENTIALS);
       const controller = new AbortController();
       const response = await fetch(other.url, {
@@ -159,11 +171,15 @@ describe("the service's log", () => {
       let seen = "";
       while (!seen.includes("TEXT_MESSAGE_CONTENT")) seen += new TextDecoder().decode((await reader.read()).value);
       controller.abort();
-      await waitFor(() => hostile.calls("CancelTask").length > 0);
-      await waitFor(() => otherLogs.records().some((record) => record.runId === input.runId && record.level === "debug"));
+      await waitFor(() => hostile.calls("CancelTask").length > cancels);
+      await waitFor(() => otherLogs.records().some((record) => record.runId === input.runId && /client closed/.test(record.msg)));
+      // Its next message is served: the cancel's answer has been read by then.
+      expect((await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth)).status).toBe(200);
+      cancelFindsTaskEnded = false;
 
       const records = otherLogs.records().filter((record) => record.runId === input.runId);
-      expect(records).toEqual([
+      expect(records.filter((record) => record.level !== "debug")).toEqual([]);
+      expect(records).toContainEqual(
         expect.objectContaining({
           level: "debug",
           method: "POST",
@@ -171,7 +187,7 @@ describe("the service's log", () => {
           threadId: input.threadId,
           msg: expect.stringMatching(/client closed/),
         }),
-      ]);
+      );
     });
   });
 
