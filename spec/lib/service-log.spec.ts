@@ -173,8 +173,14 @@ describe("the service's log", () => {
       controller.abort();
       await waitFor(() => hostile.calls("CancelTask").length > cancels);
       await waitFor(() => otherLogs.records().some((record) => record.runId === input.runId && /client closed/.test(record.msg)));
-      // Its next message is served: the cancel's answer has been read by then.
-      expect((await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth)).status).toBe(200);
+      if (taskEnded) await waitFor(() => otherLogs.records().some((record) => /had ended already/.test(record.msg)));
+      // The thread's next message, once the run has let go of it: by its end the cancel's answer is long read.
+      let next = await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth);
+      for (let tries = 0; next.status === 409 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        next = await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth);
+      }
+      expect(next.status).toBe(200);
       cancelFindsTaskEnded = false;
 
       const records = otherLogs.records().filter((record) => record.runId === input.runId);
@@ -212,6 +218,44 @@ describe("the service's log", () => {
       ]);
       expect(JSON.stringify(records[0])).toContain("ECONNREFUSED");
       expect(downLogs.text()).not.toContain(USER_WORDS);
+    });
+  });
+
+  describe("an observer whose kernel went away", () => {
+    it("logs the observer's RUN_ERROR once, at warn, with its code and the observed execution's ids", async () => {
+      const kernel = await startReplayKernel({ timeScale: 0 });
+      const observerLogs = captureLogs("trace");
+      const observed = await startService(testConfig({ a2aUrl: kernel.url }), { log: observerLogs.logger });
+      try {
+        const paused = runInput("permission", {}, CREDENTIALS);
+        const { events } = await postRun(observed.url, paused);
+        expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
+        const session = events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as {
+          value: { executionId: string };
+        };
+        const { executionId } = session.value;
+        await kernel.close();
+
+        const observer = await postRun(`${observed.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, {
+          threadId: paused.threadId,
+        });
+        await expectValidRun(observer.events);
+        const end = observer.events.at(-1) as { type: string; code: string };
+        expect(end.type).toBe(EventType.RUN_ERROR);
+        const records = observerLogs.records().filter((record) => /observer ended with RUN_ERROR/.test(record.msg));
+        expect(records).toEqual([
+          expect.objectContaining({
+            level: "warn",
+            code: end.code,
+            threadId: paused.threadId,
+            executionId,
+            runId: expect.stringMatching(/^observe-/),
+            err: expect.objectContaining({ code: end.code }),
+          }),
+        ]);
+      } finally {
+        await observed.close();
+      }
     });
   });
 
