@@ -2,8 +2,8 @@
 /**
  * `iac-code-agui [flags]`: configuration from flags and environment (see
  * `config.ts`). Once the configuration is read, everything the command says
- * is a JSON log record on stdout (see `log.ts`), its first one telling where
- * it listens. A configuration it cannot start with is told as one plain
+ * is a JSON log record on stdout (see `log.ts`): warnings about the
+ * settings, then where it listens (`url`). A configuration it cannot start with is told as one plain
  * line on stderr, with exit code 2: that is for whoever typed the command.
  */
 import { ConfigError, loadConfig } from "./config.js";

@@ -2,7 +2,8 @@
  * The service as other tools start it: the built `dist/lib/main.js` in a
  * child process, configured only by IAC_CODE_AGUI_* variables, in front of
  * another A2A 1.0 kernel on loopback. `npm test` builds first. Its log is
- * JSON lines on stdout, the first one saying where it listens.
+ * JSON lines on stdout; with no warning about its settings, the first one
+ * says where it listens.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
