@@ -28,7 +28,7 @@ describe("endWithRunError", () => {
   it("tells the opening first when the failure comes before anything passed", () => {
     const started: AGUIEvent = { type: EventType.RUN_STARTED, threadId: "t", runId: "r" };
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
-      const source = cold("-#", {}, "boom");
+      const source = cold<AGUIEvent>("-#", {}, "boom");
       expectObservable(source.pipe(endWithRunError(runError, [started]))).toBe("-(se|)", { s: started, e: runError("boom") });
       expectSubscriptions(source.subscriptions).toBe("^!");
     });
