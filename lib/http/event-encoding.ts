@@ -31,13 +31,11 @@ export interface EventEncoding {
   readonly heartbeat: string | Uint8Array | undefined;
 }
 
-/** Either answer depends on the request's Accept: a cache between client and service must not mix them up. */
 const STREAM_HEADERS = {
   "Cache-Control": "no-cache, no-transform",
   Connection: "keep-alive",
   // Reverse proxies (nginx) would otherwise buffer the stream.
   "X-Accel-Buffering": "no",
-  Vary: "Accept",
 } as const;
 
 export const encodeSseEvent = (event: AGUIEvent): string => `data: ${JSON.stringify(event)}\n\n`;
@@ -68,7 +66,8 @@ export const PROTOBUF_ENCODING: EventEncoding = {
  * for protobuf, and that wildcard is what curl and fetch send by default:
  * they would get binary frames. So between two acceptable types the
  * Accept's own preference decides, by Express's negotiation (quality, then
- * specificity, then order), and a tie goes to SSE.
+ * specificity, then order), and a tie goes to SSE. The sink says the
+ * answer varies by Accept (see `sse-sink.ts`).
  */
 export function negotiateEncoding(req: Pick<Request, "get" | "accepts">): EventEncoding {
   const accept = req.get("accept");

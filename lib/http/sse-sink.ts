@@ -91,7 +91,7 @@ export interface SseSinkOptions {
 /** The part of an Express response the sink uses. */
 export type SseResponse = Pick<
   Response,
-  "writeHead" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
+  "writeHead" | "vary" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
 >;
 
 export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? SSE_HEARTBEAT : encodeSseEvent(item));
@@ -119,6 +119,9 @@ export function pipeToSse(
     items$.subscribe({ error: onError }).unsubscribe();
     return;
   }
+  // A stream's encoding is negotiated from its Accept (`negotiateEncoding`): a cache must not give one client's
+  // to another. Added to what the answer varies by already (a page's Origin), which the headers below keep.
+  res.vary("Accept");
   res.writeHead(200, encoding.headers);
   res.flushHeaders();
   let subscription: Subscription | undefined;

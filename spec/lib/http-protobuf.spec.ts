@@ -137,6 +137,19 @@ describe("the encoding of a stream, negotiated from the request's Accept", () =>
     }
   });
 
+  it("keeps what else the answer varies by: a page's Origin as well as the Accept", async () => {
+    const cors = await startHarness({}, { allowedOrigins: ["https://app.example"] });
+    try {
+      for (const accept of ["text/event-stream", PROTOBUF_MEDIA_TYPE]) {
+        const answer = await postRaw(cors.service.url, runInput("chat"), { accept, origin: "https://app.example" });
+        expect(answer.status).toBe(200);
+        expect(answer.vary?.split(/,\s*/).sort()).toEqual(["Accept", "Origin"]);
+      }
+    } finally {
+      await cors.close();
+    }
+  });
+
   it("still answers a refusal before the stream as JSON", async () => {
     const refused = await postStream(harness.service.url, runInput("chat", { tools: [{ name: "x" }] }), { accept: PROTOBUF_MEDIA_TYPE });
     expect(refused.status).toBe(400);

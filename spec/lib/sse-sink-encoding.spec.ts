@@ -23,6 +23,9 @@ class RecordingResponse {
   writeHead() {
     return this;
   }
+  vary() {
+    return this;
+  }
   flushHeaders() {}
   write(chunk: string | Uint8Array) {
     if (this.ended) throw new Error("write after end");
