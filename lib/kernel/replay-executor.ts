@@ -4,9 +4,10 @@
  * task's first turn picks the fixture; its later turns (answers to an
  * interrupt, guidance) play that fixture's section for the turn.
  *
- * Along the way it notes what the task waits for (`PendingInputs`) and the
- * pipeline envelopes it publishes (`PipelineLog`, for the recovery route),
- * cuts the call's stream at a `drop` line (`StreamDrops`), and plays a
+ * Along the way it notes what the task waits for (`PendingInputs`), the
+ * pipeline envelopes it publishes (`PipelineLog`, for the recovery route)
+ * and what the task said (`TaskHistory`, for its history), stamps each
+ * status with the time it is published, cuts the call's stream at a `drop` line (`StreamDrops`), and plays a
  * sideband answer that arrived while it ran as the next turn, after its
  * own lines (`continueAfterReplay`).
  */
@@ -19,6 +20,7 @@ import { isTerminal, permissionAnswerOf, withWaiting, type PendingInputs } from 
 import { toLiveEvent, type LiveIds } from "./live-event.js";
 import type { PipelineLog } from "./pipeline-state.js";
 import type { StreamDrops } from "./stream-drops.js";
+import type { TaskHistory } from "./task-history.js";
 
 export interface ReplayTurn {
   /** The user message's text parts, concatenated and trimmed. */
@@ -47,6 +49,8 @@ export interface ReplayExecutorOptions {
   pending: PendingInputs;
   drops: StreamDrops;
   pipeline: PipelineLog;
+  /** What each task said, for its history (see `task-history.ts`). */
+  history: TaskHistory;
 }
 
 const userText = (parts: readonly Part[]) =>
@@ -92,6 +96,8 @@ export class ReplayExecutor implements AgentExecutor {
   /** Sideband answers to play as the next turn once the task's running replay has played its lines. */
   private readonly continuations = new Map<string, Message>();
   private readonly shutdown = new AbortController();
+  /** The last status time handed out (ms): each status gets a later one, so they order as they were published. */
+  private lastStatusAt = 0;
 
   constructor(private readonly options: ReplayExecutorOptions) {}
 
@@ -104,6 +110,8 @@ export class ReplayExecutor implements AgentExecutor {
     const signal = AbortSignal.any([replay.signal, this.shutdown.signal]);
     const progress: CallProgress = { started: false, published: 0, streamEnded: false };
     this.takeAnswer(ctx);
+    // A continuation's message, a sideband answer, is noted where it is taken (`replay-request-handler.ts`).
+    this.options.history.userTurn(ids.taskId, ctx.userMessage);
     try {
       let message: Message | undefined = ctx.userMessage;
       while (message) {
@@ -139,7 +147,7 @@ export class ReplayExecutor implements AgentExecutor {
     this.continuations.delete(taskId);
     this.options.pending.clear(taskId);
     const ids = { taskId, contextId: this.contextIds.get(taskId) ?? "" };
-    const status = { state: "TASK_STATE_CANCELED", timestamp: new Date().toISOString() };
+    const status = { state: "TASK_STATE_CANCELED", timestamp: this.statusTime() };
     this.states.set(taskId, TaskState.TASK_STATE_CANCELED);
     bus.publish(toLiveEvent({ statusUpdate: { status } }, ids));
   };
@@ -207,6 +215,8 @@ export class ReplayExecutor implements AgentExecutor {
   ): Promise<boolean> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const publish = (event: AgentExecutionEvent) => {
+      this.stampStatus(event);
+      if (event.kind === "statusUpdate") this.options.history.status(event.data);
       const state = event.kind === "task" ? event.data.status?.state : event.kind === "statusUpdate" ? event.data.status?.state : undefined;
       if (state !== undefined) this.states.set(ids.taskId, state);
       const endsStream = isTerminal(state) || (state !== undefined && STREAM_END_STATES.includes(state));
@@ -243,6 +253,23 @@ export class ReplayExecutor implements AgentExecutor {
       publish(event.kind === "task" ? AgentEvent.task(withWaiting(event.data, this.options.pending)) : event);
     }
     return !signal.aborted;
+  }
+
+  /**
+   * A status gets the time it is published, as a real kernel's statuses do
+   * (a recorded one, replayed, is stale): `ListTasks` orders a context's
+   * tasks by it, and a task's history goes up to its stored status's time
+   * (see `task-history.ts`).
+   */
+  private stampStatus(event: AgentExecutionEvent): void {
+    const status = event.kind === "task" || event.kind === "statusUpdate" ? event.data.status : undefined;
+    if (status) status.timestamp = this.statusTime();
+  }
+
+  /** Now, or just after the last status time when the clock has not moved on since. */
+  private statusTime(): string {
+    this.lastStatusAt = Math.max(Date.now(), this.lastStatusAt + 1);
+    return new Date(this.lastStatusAt).toISOString();
   }
 
   /** Waits a recorded delay; false once the replay has been stopped. */

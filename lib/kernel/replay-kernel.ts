@@ -20,6 +20,7 @@ import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
 import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
 import { ReplayRequestHandler } from "./replay-request-handler.js";
 import { StreamDrops } from "./stream-drops.js";
+import { HistoryTaskStore, TaskHistory } from "./task-history.js";
 
 export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
 export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
@@ -73,6 +74,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   const pending = new PendingInputs();
   const drops = new StreamDrops();
   const pipeline = new PipelineLog();
+  const history = new TaskHistory();
   const executor = new ReplayExecutor({
     fixturesDir: options.fixturesDir ?? FIXTURES_DIR,
     script: options.script,
@@ -81,10 +83,11 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     pending,
     drops,
     pipeline,
+    history,
   });
   const card = agentCard();
-  const store = new WaitingTaskStore(new InMemoryTaskStore(), pending);
-  const handler = new ReplayRequestHandler(card, store, executor, errors, pending);
+  const store = new WaitingTaskStore(new HistoryTaskStore(new InMemoryTaskStore(), history), pending);
+  const handler = new ReplayRequestHandler(card, store, executor, errors, pending, history);
   const received: ReceivedCall[] = [];
   const recoveries: ReceivedRecovery[] = [];
 

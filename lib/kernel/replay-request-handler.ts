@@ -21,6 +21,7 @@ import { RequestMalformedError } from "@a2a-js/sdk/errors";
 import { DefaultRequestHandler, type ServerCallContext, type TaskStore } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
 import type { ReplayExecutor } from "./replay-executor.js";
+import type { TaskHistory } from "./task-history.js";
 import {
   isTerminal,
   pendingProblem,
@@ -42,6 +43,7 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
     private readonly executor: ReplayExecutor,
     private readonly fixtureErrors: FixtureErrors,
     private readonly pending: PendingInputs,
+    private readonly history: TaskHistory,
   ) {
     super(card, store, executor);
   }
@@ -107,6 +109,7 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
   /** A sideband answer while the task runs on (or still waits on more): note it and show the task. */
   private async recordAnswer({ task, inputId }: CheckedAnswer, message: Message, context: ServerCallContext): Promise<Task> {
     this.pending.resolve(task.id, inputId);
+    this.history.userTurn(task.id, message);
     // The task as it is now: a running replay may have moved it on since the answer was checked.
     const current = (await this.store.load(task.id, context)) ?? task;
     const updated: Task = { ...current, history: [...current.history, message] };

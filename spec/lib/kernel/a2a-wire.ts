@@ -22,6 +22,8 @@ export interface WireMessage {
 export interface WireStatus {
   state: string;
   message?: WireMessage;
+  /** When the kernel recorded the status (ISO 8601). */
+  timestamp?: string;
 }
 
 /** A kernel input projection (wire contract §5): open, as the contract lets the kernel add fields. */
@@ -118,6 +120,8 @@ export interface JsonRpcReply<Result> {
 /** What each JSON-RPC method the specs call answers with. */
 export interface RpcResults {
   GetTask: WireTask;
+  /** The context's tasks, newest first. */
+  ListTasks: { tasks: WireTask[] };
   CancelTask: WireTask;
   /** A task (or a message), wrapped by key like a stream frame. */
   SendMessage: WireStreamResponse;

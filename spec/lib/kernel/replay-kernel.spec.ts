@@ -52,7 +52,15 @@ describe("startReplayKernel", () => {
       ...(expected[0] as WireStreamResponse).task,
       history: [expect.objectContaining({ role: "ROLE_USER" })],
     });
-    expect(out.slice(1)).toEqual(expected.slice(1));
+    // Each status carries the time it was published, each later than the one before; otherwise the frames are the fixture's.
+    const times = out.map((result) => Date.parse((result.task ?? result.statusUpdate)!.status.timestamp!));
+    expect(times.every((time, index) => index === 0 || time > times[index - 1]!)).toBe(true);
+    const untimed = out.map(({ statusUpdate, ...rest }) => {
+      if (!statusUpdate) return rest;
+      const { timestamp: _time, ...status } = statusUpdate.status;
+      return { ...rest, statusUpdate: { ...statusUpdate, status } };
+    });
+    expect(untimed.slice(1)).toEqual(expected.slice(1));
     expect(out[1]!.statusUpdate!.metadata!.iac_code!.iacCodeSessionId).toBe("sess-agui-ctx-1");
     expect(out[2]!.statusUpdate!.status.message!.messageId).toBe(`${taskId}-message`);
     expect(stateOf(out.at(-1))).toBe("TASK_STATE_COMPLETED");
@@ -104,6 +112,49 @@ describe("startReplayKernel", () => {
     const fallback = results(await stream(k.url, "SendStreamingMessage", userMessage("use the fixture")));
     expect(stateOf(fallback.at(-1))).toBe("TASK_STATE_COMPLETED");
     expect(fallback.map(textOf).join("")).toContain("iac-code-agui demo kernel");
+  });
+
+  it("keeps each turn in its task's history: the user's message, then the agent's whole text (GetTask, ListTasks)", async () => {
+    const finalText = (text: string): FixtureLine => ({
+      delayMs: 0,
+      frame: {
+        statusUpdate: {
+          status: { state: "TASK_STATE_WORKING", message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text }] } },
+          metadata: { iac_code: { assistantFinal: { complete: true } } },
+        },
+      },
+    });
+    const k = await kernel({
+      script: (turn) =>
+        turn.text === "again"
+          ? [textDelta("Again."), status("TASK_STATE_COMPLETED")]
+          : turn.turnIndex === 0
+            ? [textDelta("Part one, "), textDelta("part two."), status("TASK_STATE_INPUT_REQUIRED")]
+            : [textDelta("Do"), textDelta("ne."), finalText("Done."), status("TASK_STATE_COMPLETED")],
+    });
+    const first = results(await stream(k.url, "SendStreamingMessage", userMessage("deploy it", { contextId: "ctx-h" })));
+    const taskId = first[0]!.task!.id;
+    await stream(k.url, "SendStreamingMessage", userMessage("yes", { taskId, contextId: "ctx-h" }));
+    await stream(k.url, "SendStreamingMessage", userMessage("again", { contextId: "ctx-h" }));
+
+    const turns = (task: WireTask) =>
+      (task.history ?? []).map((message) => [message.role, message.parts.map((part) => part.text).join("")]);
+    const got = (await rpc(k.url, "GetTask", { id: taskId, historyLength: 100 })).result!;
+    expect(turns(got)).toEqual([
+      ["ROLE_USER", "deploy it"],
+      ["ROLE_AGENT", "Part one, part two."],
+      ["ROLE_USER", "yes"],
+      ["ROLE_AGENT", "Done."],
+    ]);
+    expect(turns((await rpc(k.url, "GetTask", { id: taskId, historyLength: 1 })).result!)).toEqual([["ROLE_AGENT", "Done."]]);
+    const listed = (await rpc(k.url, "ListTasks", { contextId: "ctx-h", historyLength: 100 })).result!.tasks;
+    expect(listed.map(turns)).toEqual([
+      [
+        ["ROLE_USER", "again"],
+        ["ROLE_AGENT", "Again."],
+      ],
+      turns(got),
+    ]);
   });
 
   it("records every JSON-RPC call with its params and headers", async () => {
