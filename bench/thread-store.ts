@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { toInterrupt } from "../lib/interrupts/to-interrupt.js";
 import { admitRun } from "../lib/threads/admission.js";
 import { contextIdFor } from "../lib/a2a/request-mapping.js";
 import { FileThreadStore, threadFileStem } from "../lib/state/file-thread-store.js";
@@ -93,6 +94,7 @@ export async function benchThreadStore({ files = 100_000, samples = 300 } = {}):
       now: Date.now,
       newExecutionId: () => `execution-${++serial}`,
       cancelTask: async () => undefined,
+      toInterrupt: (pending: Parameters<typeof toInterrupt>[0]) => toInterrupt(pending),
     });
     const admitOnce = async (entry: (typeof stores)[number], index: number, record: boolean) => {
       // Half new threads, half known ones: both read one file (or find none) and write one.

@@ -45,14 +45,25 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Named values a message template may interpolate, e.g. `{detail}`. */
 export type MessageParams = Readonly<Record<string, string | number>>;
 
+/**
+ * Data an HTTP error answer carries beside its code and message, for the
+ * client to act on (RESUME_REQUIRED names the interrupts to answer). It is
+ * JSON-safe data built at the edge, never text to translate, and it cannot
+ * replace the code or the message.
+ */
+export type ErrorDetails = Readonly<Record<string, unknown>> & { code?: never; message?: never };
+
 export class AguiError extends Error {
+  readonly details: ErrorDetails | undefined;
+
   constructor(
     readonly code: ErrorCode,
     readonly params: MessageParams = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: ErrorDetails },
   ) {
     super(code, options);
     this.name = "AguiError";
+    this.details = options?.details;
   }
 }
 

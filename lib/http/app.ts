@@ -34,7 +34,7 @@ import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
 import { logErrorAnswer, noteRequestIds, requestLog, requestLogging } from "./request-log.js";
-import { RunRegistry } from "./run-registry.js";
+import { LeavingRuns, RunRegistry } from "./run-registry.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
@@ -75,7 +75,7 @@ export function requestLanguage(req: Request): string {
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {
-  res.status(httpStatusOf(error.code)).json({ error: { code: error.code, message: messageFor(error, language) } });
+  res.status(httpStatusOf(error.code)).json({ error: { code: error.code, message: messageFor(error, language), ...error.details } });
 }
 
 export function createApp({
@@ -107,6 +107,7 @@ export function createApp({
   const activeRuns = new Map<string, ThreadRun>();
   const hub = new ThreadStatusHub();
   const grace = new DisconnectGrace(config.disconnectGraceMs);
+  const leaving = new LeavingRuns();
   const endExecution = (threadId: string, executionId: string) => endStoredExecution(store, threadId, executionId);
 
   app.get("/health", (_req, res) => {
@@ -132,7 +133,11 @@ export function createApp({
       cancelTask: (taskId) => runA2A.cancelTask(taskId),
       listTasks: (contextId) => runA2A.listTasks(contextId),
       isHeld: (executionId) => grace.holds(executionId),
+      toInterrupt: (pending) => toInterrupt(pending, language),
+      waitForLeavingRun: (threadId) => leaving.waitFor(threadId),
     });
+    let released!: () => void;
+    const threadReleased = new Promise<void>((resolve) => (released = resolve));
     const thread = new ThreadRun(admitted.state, {
       store,
       lease: admitted.lease,
@@ -142,9 +147,16 @@ export function createApp({
       toInterrupt: (pending) => toInterrupt(pending, language),
       onClosed: () => {
         if (activeRuns.get(input.threadId) === thread) activeRuns.delete(input.threadId);
+        released();
       },
     });
     activeRuns.set(input.threadId, thread);
+    // A client that left before its run ended (Stop): the next message on the thread may wait for this run to let go.
+    const clientLeft = () => {
+      if (!res.writableFinished && activeRuns.get(input.threadId) === thread) leaving.add(input.threadId, threadReleased);
+    };
+    if (res.closed) clientLeft();
+    else res.once("close", clientLeft);
     const run$ = runAgent(
       { input, language, thread, isResume: admitted.isResume },
       {

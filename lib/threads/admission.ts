@@ -6,9 +6,10 @@
  * stopped process left behind (neither paused nor ended) has its task
  * cancelled here, before the request starts anything (see `orphans.ts`).
  */
+import type { Interrupt } from "@ag-ui/core";
 import { contextIdFor } from "../a2a/request-mapping.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
-import type { ThreadState } from "../state/thread-state.js";
+import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
@@ -32,6 +33,14 @@ export interface AdmissionDependencies extends OrphanDependencies {
    * new turn, and for a task a stopped process left running (see orphans.ts).
    */
   cancelTask: (taskId: string) => Promise<unknown>;
+  /** A pending input as the interrupt the client was shown, in the request's language: RESUME_REQUIRED names them. */
+  toInterrupt: (pending: PendingInput) => Interrupt;
+  /**
+   * Waits, briefly and boundedly, for the thread's run while its client's
+   * disconnect ends it (Stop, then send again at once); true once that run
+   * let the thread go. False at once when the thread's run is not ending so.
+   */
+  waitForLeavingRun?: (threadId: string) => Promise<boolean>;
 }
 
 /**
@@ -77,6 +86,12 @@ function recordRun(state: ThreadState, runId: string, digest: string, reusesRunI
   return { ...state, reusedRunDigests: [...(state.reusedRunDigests ?? []), digest], execution: { ...execution, runId } };
 }
 
+/** RESUME_REQUIRED, naming the interrupts to answer as the paused run's RUN_FINISHED did: a reloaded page learns them here. */
+function resumeRequired(state: ThreadState, deps: Pick<AdmissionDependencies, "toInterrupt">): AguiError {
+  const interrupts = Object.values(state.execution.pending).map(deps.toInterrupt);
+  return new AguiError("RESUME_REQUIRED", {}, { details: { interrupts } });
+}
+
 export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {
   const { store } = deps;
   const ext = input.forwardedProps.iacCode;
@@ -85,7 +100,8 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
 
   // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
   checkRunId(await loadThread(store, input.threadId), input, digest);
-  const lease = await store.tryAcquire(input.threadId);
+  let lease = await store.tryAcquire(input.threadId);
+  if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await store.tryAcquire(input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
     // Under the lease the file is authoritative: another run may have changed it since the first look.
@@ -114,7 +130,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
       } else {
         state = await endOrphanedExecution(state, deps);
         if (hasPending(state)) {
-          if (!pendingExpired(state, deps.now())) throw new AguiError("RESUME_REQUIRED");
+          if (!pendingExpired(state, deps.now())) throw resumeRequired(state, deps);
           // R-RES-7: expired interrupts are cleared on next access, and their task cancelled.
           const taskId = state.execution.taskId;
           if (taskId) await deps.cancelTask(taskId).catch(() => undefined);
