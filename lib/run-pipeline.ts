@@ -9,7 +9,7 @@
  *   readKernel     → when and how the run ends, the ids the thread must remember
  *   unfoldPipeline → pipeline envelopes, each once, as signals and CUSTOM events, with step spans
  *   projectToAgui  → kernel signals to AG-UI events; the end committed before it is told
- *   deliver        → a well-formed stream for the sink: RUN_STARTED first, no span left open, heartbeats
+ *   deliver        → a well-formed stream for the sink: RUN_STARTED first, no span left open, each event stamped, heartbeats
  */
 import type { AGUIEvent } from "@ag-ui/core";
 import {
@@ -43,6 +43,7 @@ import { projectReasoning } from "../operators/project-reasoning.js";
 import { projectSteps } from "../operators/project-steps.js";
 import { projectText } from "../operators/project-text.js";
 import { projectTools } from "../operators/project-tools.js";
+import { stampTime } from "../operators/stamp-time.js";
 
 export type SseItem = AGUIEvent | Heartbeat;
 type RunEnd = SignalOf<"run-end">;
@@ -71,6 +72,8 @@ export interface RunPorts {
   onFailure?: (error: unknown) => void;
   /** The heartbeat's timer; tests pass a virtual-time scheduler. */
   scheduler?: SchedulerLike;
+  /** The clock each event's `timestamp` is read from (ms since the epoch); `Date.now` when absent. */
+  now?: () => number;
   /**
    * Wraps each stage of the chain, by name (tracing, or a test that makes
    * each stage fail in turn). Absent, the chain is built without it.
@@ -88,6 +91,13 @@ const stagesOf =
 export interface RunSetup {
   threadId: string;
   runId: string;
+  /**
+   * The run whose messages the stream shows, when it is not `runId` alone:
+   * an observer shows the messages of the run it watches, under their ids,
+   * and a resume under its interrupted run's id needs ids of its own
+   * (`lib/model/message-ids.ts`).
+   */
+  messageRunId?: string;
   /** What the client sees first: RUN_STARTED, and for an observer its session event. */
   opening: readonly AGUIEvent[];
   /** The execution's ids for the session event, and those the thread knows already; an observer announces its own in `opening`. */
@@ -153,17 +163,18 @@ export function unfoldPipeline(
 
 /** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
 export function projectToAgui(
-  setup: Pick<RunSetup, "threadId" | "runId" | "session" | "textSnapshotDigests" | "describe">,
+  setup: Pick<RunSetup, "threadId" | "runId" | "messageRunId" | "session" | "textSnapshotDigests" | "describe">,
   ports: Pick<RunPorts, "settleAndPersistEnd" | "instrument">,
 ): OperatorFunction<RunItem, AGUIEvent> {
   const { threadId, runId, describe } = setup;
+  const messageRunId = setup.messageRunId ?? runId;
   const stage = stagesOf(ports);
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   return pipe(
-    stage("projectText", projectText({ knownDigests: new Set(setup.textSnapshotDigests) })),
-    stage("projectReasoning", projectReasoning({ runId })),
-    stage("projectTools", projectTools()),
+    stage("projectText", projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests) })),
+    stage("projectReasoning", projectReasoning({ runId: messageRunId })),
+    stage("projectTools", projectTools({ runId: messageRunId })),
     stage("projectArtifacts", projectArtifacts()),
     stage("announceSession", setup.session ? announceSession(setup.session, setup.session.known) : identity),
     stage("aggregateUsage", aggregateUsage()),
@@ -179,25 +190,34 @@ export function projectToAgui(
  * No failure reaches the sink as an error, so none can outlive its run.
  */
 export function deliver(
-  setup: Pick<RunSetup, "opening" | "describe" | "heartbeatMs" | "interruptsAsTools" | "alongside">,
-  ports: Pick<RunPorts, "recordStatus" | "onFailure" | "scheduler" | "instrument">,
+  setup: Pick<RunSetup, "runId" | "messageRunId" | "opening" | "describe" | "heartbeatMs" | "interruptsAsTools" | "alongside">,
+  ports: Pick<RunPorts, "recordStatus" | "onFailure" | "scheduler" | "now" | "instrument">,
 ): OperatorFunction<AGUIEvent, SseItem> {
   const { describe, recordStatus, onFailure } = { ...setup, ...ports };
+  const now = ports.now ?? Date.now;
   const stage = stagesOf(ports);
-  const runError = (error: unknown) => {
+  // Stamped here: the last stages' own RUN_ERROR comes after `stampTime`.
+  const runError = (error: unknown): AGUIEvent => {
     onFailure?.(error);
-    return runErrorEvent(toAguiError(error), describe);
+    return { ...runErrorEvent(toAguiError(error), describe), timestamp: Math.trunc(now()) };
   };
-  return pipe(
+  const wellFormed: MonoTypeOperatorFunction<AGUIEvent> = pipe(
     stage("alongside", setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity),
     stage("opening", startWith(...setup.opening)),
-    stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools() : identity),
+    stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools({ runId: setup.messageRunId ?? setup.runId }) : identity),
     stage("neutralizeTerminalControls", neutralizeTerminalControls()),
     endWithRunError(runError, setup.opening),
     stage("closeSpans", closeSpans()),
+    stage("stampTime", stampTime(now)),
+  );
+  return pipe(
+    wellFormed,
     stage("recordStatus", recordStatus ? tap(recordStatus) : identity),
     stage("mergeHeartbeat", mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler)),
-    endWithRunError<SseItem>(runError, setup.opening),
+    endWithRunError<SseItem>(
+      runError,
+      setup.opening.map((event): SseItem => ({ timestamp: Math.trunc(now()), ...event }) as AGUIEvent),
+    ),
   );
 }
 

@@ -5,7 +5,6 @@
  * to the request (a new turn's stream, or a resume's); what comes out goes
  * to the SSE sink.
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observable, type SchedulerLike } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
 import { toSendMessageParams } from "./a2a/request-mapping.js";
@@ -14,11 +13,14 @@ import { messageFor } from "./i18n/index.js";
 import { kernelInputsOf } from "./interrupts/keep-input.js";
 import { errorFields, silentLogger, type Logger } from "./log.js";
 import type { KernelSignal } from "./model/kernel-signal.js";
+import { resumedRunMessageId } from "./model/message-ids.js";
+import { runStartedEvent } from "./model/run-started.js";
 import { runPipeline, type RunPorts, type SseItem } from "./run-pipeline.js";
 import { runCancellation } from "./threads/cancellation.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
 import { RunErrorLog } from "./threads/run-error-log.js";
+import { requestDigest } from "./threads/admission.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
 import type { ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
@@ -124,13 +126,15 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
       },
       instrument: deps.instrument,
       scheduler: deps.scheduler,
+      now: deps.now,
     };
     const run$ = kernel$.pipe(
       runPipeline(
         {
           threadId,
           runId,
-          opening: [runStarted(input)],
+          messageRunId: messageRunIdOf(input, thread),
+          opening: [runStartedEvent(input)],
           session: {
             threadId,
             runId,
@@ -177,6 +181,13 @@ function reattachOnDrop(thread: ThreadRun, a2a: RunA2A) {
   );
 }
 
-function runStarted({ threadId, runId, parentRunId }: ValidRunInput): AGUIEvent {
-  return { type: EventType.RUN_STARTED, threadId, runId, ...(parentRunId ? { parentRunId } : {}) };
+/**
+ * The run the messages are named under: this one, unless it is a resume
+ * admitted under the id of the run it resumes (its request is not the one
+ * on record for that id), whose messages must not join that run's.
+ */
+function messageRunIdOf(input: ValidRunInput, thread: ThreadRun): string {
+  const answered = input.resume?.[0]?.interruptId;
+  if (answered === undefined || thread.state.runDigests[input.runId] === requestDigest(input)) return input.runId;
+  return resumedRunMessageId(input.runId, answered);
 }

@@ -7,12 +7,19 @@
  * run closes it with a `TOOL_CALL_RESULT` carrying the answer, so it never
  * dangles. Opt-in per request (`forwardedProps.iacCodeDisplay`).
  *
- *   RUN_FINISHED{interrupt [i1]} → START(i1) ARGS(i1) END(i1) RUN_FINISHED{interrupt [i1]}
+ * Like every tool call, the interrupt's goes in the assistant message of
+ * its turn: the message the run's last text or tool call went to, unless a
+ * tool result ended that turn since; else a message named after the first
+ * interrupt (`lib/model/message-ids.ts`).
+ *
+ *   TEXT_START(m) … RUN_FINISHED{interrupt [i1]}
+ *     → TEXT_START(m) … START(i1, parent m) ARGS(i1) END(i1) RUN_FINISHED{interrupt [i1]}
  */
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { type OperatorFunction } from "rxjs";
+import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { canonicalJson } from "../lib/model/json.js";
+import { toolTurnMessageId } from "../lib/model/message-ids.js";
 
 export const INTERRUPT_TOOL_PREFIX = "iac-code.interrupt.";
 
@@ -23,19 +30,42 @@ export function interruptToolName(interrupt: Interrupt): string {
   return INTERRUPT_TOOL_PREFIX + name;
 }
 
-function asToolCall(interrupt: Interrupt): AGUIEvent[] {
+function asToolCall(interrupt: Interrupt, parentMessageId: string): AGUIEvent[] {
   const { id, message, responseSchema, metadata } = interrupt;
   return [
-    { type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: interruptToolName(interrupt) },
+    { type: EventType.TOOL_CALL_START, toolCallId: id, toolCallName: interruptToolName(interrupt), parentMessageId },
     { type: EventType.TOOL_CALL_ARGS, toolCallId: id, delta: canonicalJson({ message, responseSchema, metadata }) },
     { type: EventType.TOOL_CALL_END, toolCallId: id },
   ];
 }
 
-export function interruptsAsTools(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return emitEach((event) =>
-    event.type === EventType.RUN_FINISHED && event.outcome?.type === "interrupt"
-      ? [...event.outcome.interrupts.flatMap(asToolCall), event]
-      : [event],
-  );
+/** `runId`: the run whose messages these are (for an observer, the run it watches). */
+export function interruptsAsTools(options: { runId: string }): OperatorFunction<AGUIEvent, AGUIEvent> {
+  return (source) =>
+    defer(() => {
+      let turnId: string | undefined;
+      return source.pipe(
+        emitEach((event): AGUIEvent[] => {
+          switch (event.type) {
+            case EventType.TEXT_MESSAGE_START:
+              turnId = event.messageId;
+              return [event];
+            case EventType.TOOL_CALL_START:
+              turnId = event.parentMessageId ?? turnId;
+              return [event];
+            case EventType.TOOL_CALL_RESULT:
+              turnId = undefined;
+              return [event];
+            case EventType.RUN_FINISHED: {
+              if (event.outcome?.type !== "interrupt") return [event];
+              const { interrupts } = event.outcome;
+              const parent = turnId ?? toolTurnMessageId(options.runId, interrupts[0]!.id);
+              return [...interrupts.flatMap((interrupt) => asToolCall(interrupt, parent)), event];
+            }
+            default:
+              return [event];
+          }
+        }),
+      );
+    });
 }

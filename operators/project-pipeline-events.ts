@@ -13,12 +13,14 @@
  *   anything else    → nothing
  *
  *   snapshot(p1) text_delta(candidate c1) text_delta(candidate c2)
- *     → ACTIVITY_SNAPSHOT(pipeline:p1) text(pipeline-message:p1:…:c1) text(pipeline-message:p1:…:c2)
+ *     → ACTIVITY_SNAPSHOT(pipeline:p1) text(pipeline-message:…:c1) text(pipeline-message:…:c2)
  *
- * Dispositions come from the registry (`pipeline-event-types.ts`). Text and
- * reasoning are addressed by the pipeline message id, so parallel candidates
- * write separate messages; the pipeline run id in it is `pipeline-<threadId>`
- * until a recovery snapshot names the run. Within one envelope the order is
+ * Dispositions come from the registry (`pipeline-event-types.ts`). Text,
+ * reasoning and tool calls are addressed by the envelope's kernel message
+ * (`pipelineMessageId`), so parallel candidates write separate messages;
+ * `projectText` scopes it to the run. The activity is named by the pipeline
+ * run id, `pipeline-<threadId>` until a recovery snapshot names the run.
+ * Within one envelope the order is
  * standard signal, step, CUSTOM. Dedupe happens upstream
  * (`dedupePipelineEvents`); steps are balanced downstream (`projectSteps`).
  */
@@ -60,12 +62,12 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
           case "text": {
             const text = nonEmpty(data.text);
             if (text === undefined) return [];
-            return [{ kind: "text", messageId: pipelineMessageId(envelope, pipelineRunId), text, source: "delta", pipeline: true }];
+            return [{ kind: "text", messageId: pipelineMessageId(envelope), text, source: "delta", pipeline: true }];
           }
           case "reasoning": {
             const text = nonEmpty(data.text);
             if (data.type !== "raw_thinking" || text === undefined) return [];
-            return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope, pipelineRunId) }];
+            return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope) }];
           }
           case "tool-start":
             return [
@@ -77,6 +79,7 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
                 // As in normal mode, a call with no input reads as no arguments.
                 input: data.input ?? {},
                 result: undefined,
+                messageId: pipelineMessageId(envelope),
               },
             ];
           case "tool-result":
@@ -88,6 +91,7 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
                 toolName: nonEmpty(data.toolName) ?? "tool",
                 input: data.input,
                 result: data.result,
+                messageId: pipelineMessageId(envelope),
               },
             ];
           case "usage":

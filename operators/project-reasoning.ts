@@ -5,10 +5,10 @@
  *
  * Reasoning always closes before text: this operator sits after
  * `projectText` and closes every open reasoning span before any text event
- * passes. A span's id is `reasoning-<message>`: the message the thinking
- * names (pipeline thinking names its sub-pipeline's message, so parallel
- * candidates think in separate spans), else the text message open now,
- * else the run.
+ * passes. A span's id is `reasoning-<message>`: the message `projectText`
+ * placed the thinking beside (its lane's message, so parallel candidates
+ * think in separate spans, and a new turn thinks in a new span), else the
+ * text message open now, else the run.
  *
  *   r1 r2 TEXT_START → R_START RM_START RM_CONTENT RM_CONTENT RM_END R_END TEXT_START
  */

@@ -1,5 +1,6 @@
 /**
- * Text signals → `TEXT_MESSAGE_START / CONTENT… / END` (R-SIB-1).
+ * Text signals → `TEXT_MESSAGE_START / CONTENT… / END` (R-SIB-1), and the
+ * assistant message each tool call and thinking belongs to.
  *
  * A streamed message opens on its first delta and gets one CONTENT per
  * delta. The kernel's `assistantFinal` status repeats the whole answer: when
@@ -8,11 +9,21 @@
  * whole-message triplet. History text (a Task snapshot) is shown only when
  * nothing else was. Agent messages never run in parallel: opening one
  * closes the previous. Pipeline messages do (parallel candidates, R-MAP-3):
- * each keeps its own id and stays open until the run's spans close. Other
- * items pass through untouched.
+ * each keeps its own lane and stays open until the run's spans close.
  *
  *   d1 d2 final  → START CONTENT(d1) CONTENT(d2) END
  *   final        → START CONTENT(all) END
+ *
+ * Ids (`lib/model/message-ids.ts`): a message is `<runId>:<kernel message>`,
+ * so no run writes into another run's message. A turn is what the assistant
+ * says and calls until a tool answers: a tool call goes in the assistant
+ * message of its turn (the lane's text message, else one named after the
+ * turn's first call), and a tool result ends the turn. The kernel's text
+ * after a result, even under the same kernel message id, opens a new
+ * message (`…:after:<toolCallId>`), which a client places below the result.
+ *
+ *   d1 tool(started t1) tool(completed t1) d2
+ *     → START(r:m) CONTENT(d1) tool{parent r:m} END(r:m) tool START(r:m:after:t1) CONTENT(d2)
  *
  * After a resume the kernel may repeat, in a message's first text, all the
  * text the client already has (contract §6). Given the digests of what was
@@ -24,9 +35,12 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
+import { runMessageId, toolTurnMessageId } from "../lib/model/message-ids.js";
 
 export interface ProjectTextOptions {
-  /** Id for text the kernel sent without a message id. */
+  /** The run whose messages these are: the run itself, or for an observer the run it watches. */
+  runId: string;
+  /** Kernel message id for text the kernel sent without one. */
   newMessageId?: () => string;
   /** SHA-256 digests of the full text of messages sent in earlier runs of this execution. */
   knownDigests?: ReadonlySet<string>;
@@ -52,46 +66,71 @@ export function replayedPrefixLength(text: string, known: ReadonlySet<string>): 
   return longest;
 }
 
-export function projectText(options: ProjectTextOptions = {}): OperatorFunction<RunItem, RunItem> {
+/** What one lane of text (the agent's, or one pipeline message) has shown in this run. */
+interface Lane {
+  /** The kernel message the lane's text belongs to now. */
+  kernelId?: string;
+  /** The AG-UI message its text goes to, while open. */
+  openId?: string;
+  /** The assistant message of the lane's current turn: its text message, or one holding only tool calls. */
+  turnId?: string;
+  /** The tool call whose result ended the lane's last turn. */
+  after?: string;
+  /** The id its next message would get, kept while nothing changes it (thinking asks on every chunk). */
+  nextId?: string;
+}
+
+const AGENT_LANE = "agent";
+
+export function projectText(options: ProjectTextOptions): OperatorFunction<RunItem, RunItem> {
+  const { runId } = options;
   const newMessageId = options.newMessageId ?? (() => `assistant-${crypto.randomUUID().replaceAll("-", "")}`);
   const knownDigests = options.knownDigests ?? new Set<string>();
   return (source) =>
     defer(() => {
-      /** The message new agent text goes to; pipeline messages may be open beside it. */
-      let openId: string | undefined;
-      const open = new Set<string>();
+      const lanes = new Map<string, Lane>();
+      const laneOf = (key: string): Lane => {
+        let lane = lanes.get(key);
+        if (lane === undefined) lanes.set(key, (lane = {}));
+        return lane;
+      };
+      const agent = laneOf(AGENT_LANE);
       let textEmitted = false;
       /** The full text of each message of this run, as the client now has it, in order of first text. */
       const sent = new Map<string, string>();
 
-      const close = (): AGUIEvent[] => {
-        if (openId === undefined) return [];
-        const end: AGUIEvent = { type: EventType.TEXT_MESSAGE_END, messageId: openId };
-        open.delete(openId);
-        openId = undefined;
+      const close = (lane: Lane): AGUIEvent[] => {
+        if (lane.openId === undefined) return [];
+        const end: AGUIEvent = { type: EventType.TEXT_MESSAGE_END, messageId: lane.openId };
+        lane.openId = undefined;
         return [end];
       };
 
       /** What of `text` is new to the client: all of it, unless it repeats an earlier run's message. */
       const unseen = (messageId: string, text: string, replayable: boolean): string => {
-        if (sent.has(messageId)) {
-          sent.set(messageId, sent.get(messageId)! + text);
+        const before = sent.get(messageId);
+        if (before !== undefined) {
+          sent.set(messageId, before + text);
           return text;
         }
         sent.set(messageId, text);
         return replayable ? text.slice(replayedPrefixLength(text, knownDigests)) : text;
       };
 
-      const append = (messageId: string, text: string, pipeline = false): AGUIEvent[] => {
+      const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent[] => {
+        // The open message's id is kept, not built again: this runs on every delta.
+        const messageId = lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(runId, kernelId, lane.after);
         const delta = unseen(messageId, text, !pipeline);
         if (!delta) return [];
         const out: AGUIEvent[] = [];
-        if (!open.has(messageId)) {
-          if (!pipeline) out.push(...close());
+        if (lane.openId !== messageId) {
+          out.push(...close(lane));
           out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
-          open.add(messageId);
+          lane.openId = messageId;
         }
-        openId = messageId;
+        if (lane.kernelId !== kernelId) lane.nextId = undefined;
+        lane.kernelId = kernelId;
+        lane.turnId = messageId;
         out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
         textEmitted = true;
         return out;
@@ -99,17 +138,50 @@ export function projectText(options: ProjectTextOptions = {}): OperatorFunction<
 
       const project = (signal: SignalOf<"text">): AGUIEvent[] => {
         if (!signal.text) return [];
-        if (signal.source === "delta") return append(signal.messageId ?? openId ?? newMessageId(), signal.text, signal.pipeline);
-        if (textEmitted) return signal.source === "final" ? close() : [];
-        return [...append(signal.messageId ?? newMessageId(), signal.text), ...close()];
+        if (signal.pipeline) return append(laneOf(signal.messageId ?? AGENT_LANE), signal.messageId ?? newMessageId(), signal.text, true);
+        if (signal.source === "delta") {
+          const kernelId = signal.messageId ?? (agent.openId !== undefined ? agent.kernelId : undefined) ?? newMessageId();
+          return append(agent, kernelId, signal.text);
+        }
+        if (textEmitted) return signal.source === "final" ? close(agent) : [];
+        return [...append(agent, signal.messageId ?? newMessageId(), signal.text), ...close(agent)];
+      };
+
+      /** A call goes in its turn's message; its result ends the turn, and the lane's text after it is a new message. */
+      const placeTool = (signal: SignalOf<"tool">): RunItem[] => {
+        const lane = laneOf(signal.messageId ?? AGENT_LANE);
+        if (signal.status === "started" || signal.status === "input_complete") {
+          lane.turnId ??= toolTurnMessageId(runId, signal.toolCallId);
+          return [{ ...signal, parentMessageId: lane.turnId }];
+        }
+        lane.turnId = undefined;
+        lane.after = signal.toolCallId;
+        lane.nextId = undefined;
+        return [...close(lane), signal];
+      };
+
+      /** Thinking goes beside the message its lane shows now, or would show next. */
+      const placeReasoning = (signal: SignalOf<"reasoning">): RunItem => {
+        const lane = laneOf(signal.messageId ?? AGENT_LANE);
+        const messageId = lane.openId ?? (lane.nextId ??= runMessageId(runId, signal.messageId ?? lane.kernelId ?? AGENT_LANE, lane.after));
+        return { ...signal, messageId };
       };
 
       return source.pipe(
         emitEach((item): RunItem[] => {
           if (!isSignal(item)) return [item];
-          if (item.kind === "text") return project(item);
-          if (item.kind === "run-end" && sent.size > 0) return [{ ...item, textDigests: [...sent.values()].map(textDigest) }];
-          return [item];
+          switch (item.kind) {
+            case "text":
+              return project(item);
+            case "tool":
+              return placeTool(item);
+            case "reasoning":
+              return [placeReasoning(item)];
+            case "run-end":
+              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map(textDigest) }] : [item];
+            default:
+              return [item];
+          }
         }),
       );
     });

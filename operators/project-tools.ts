@@ -2,9 +2,11 @@
  * Tool signals → `TOOL_CALL_*`, and tool progress → CUSTOM
  * `iac-code.tool-progress.v1` (R-CUS-3).
  *
- *   started         → TOOL_CALL_START (parent = the text message open now)
+ *   started         → TOOL_CALL_START (parent = the assistant message of its turn,
+ *                     as `projectText` placed it; else the text message open now)
  *   input_complete  → START if not yet open, ARGS (compact, key-sorted JSON), END
- *   completed       → END if still open, then TOOL_CALL_RESULT — once per call
+ *   completed       → END if still open, then TOOL_CALL_RESULT — once per call,
+ *                     as the message `<runId>:tool-result:<toolCallId>`
  *   failed          → the same, with `metadata["iac-code"].status = "failed"`
  *                     so a generic client can tell a failed tool (R-SIB-3)
  *
@@ -15,23 +17,26 @@ import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { canonicalJson } from "../lib/model/json.js";
+import { toolResultMessageId } from "../lib/model/message-ids.js";
 
 export const TOOL_PROGRESS_EVENT = "iac-code.tool-progress.v1";
 
 const resultContent = (result: unknown) => (typeof result === "string" ? result : canonicalJson(result ?? null));
 
-export function projectTools(): OperatorFunction<RunItem, RunItem> {
+/** `runId`: the run whose messages these are (for an observer, the run it watches). */
+export function projectTools(options: { runId: string }): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
       const open = new Set<string>();
       const answered = new Set<string>();
       let currentMessageId: string | undefined;
 
-      const start = ({ toolCallId, toolName }: SignalOf<"tool">): AGUIEvent[] => {
+      const start = ({ toolCallId, toolName, parentMessageId }: SignalOf<"tool">): AGUIEvent[] => {
         if (open.has(toolCallId)) return [];
         open.add(toolCallId);
+        const parent = parentMessageId ?? currentMessageId;
         const event: AGUIEvent = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: toolName };
-        return [currentMessageId === undefined ? event : { ...event, parentMessageId: currentMessageId }];
+        return [parent === undefined ? event : { ...event, parentMessageId: parent }];
       };
 
       const end = (toolCallId: string): AGUIEvent[] => (open.delete(toolCallId) ? [{ type: EventType.TOOL_CALL_END, toolCallId }] : []);
@@ -54,7 +59,7 @@ export function projectTools(): OperatorFunction<RunItem, RunItem> {
               ...end(signal.toolCallId),
               {
                 type: EventType.TOOL_CALL_RESULT,
-                messageId: `tool-result-${signal.toolCallId}`,
+                messageId: toolResultMessageId(options.runId, signal.toolCallId),
                 toolCallId: signal.toolCallId,
                 content: resultContent(signal.result),
                 role: "tool",

@@ -38,7 +38,11 @@ export type KernelSignal =
       /** Pipeline text: its messages may be open side by side (parallel candidates), and it is never a replay. */
       pipeline?: true;
     }
-  /** Thinking; `messageId` names the message it belongs to (pipeline text), else the current one. */
+  /**
+   * Thinking; `messageId` names the kernel message it belongs to (pipeline
+   * text), else the current one; `projectText` replaces it with the AG-UI
+   * message it goes beside.
+   */
   | { kind: "reasoning"; text: string; messageId?: string }
   /** One pipeline envelope (`metadata.iac_code.pipeline` / `pipelineBatch.events[]`), verbatim. */
   | { kind: "pipeline-event"; envelope: PipelineEnvelope; recovered: boolean }
@@ -46,7 +50,18 @@ export type KernelSignal =
   | { kind: "pipeline-snapshot"; snapshot: Record<string, unknown> }
   /** A pipeline step opened or closed; `key` is namespaced per sub-pipeline (contract §6). */
   | { kind: "step"; phase: "started" | "finished"; key: string; name: string }
-  | { kind: "tool"; status: ToolStatus; toolCallId: string; toolName: string; input: unknown; result: unknown }
+  | {
+      kind: "tool";
+      status: ToolStatus;
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      result: unknown;
+      /** The kernel message the call belongs to: a pipeline envelope's, else the agent's current one. */
+      messageId?: string;
+      /** The AG-UI assistant message the call is shown in, once `projectText` has placed it (its turn's message). */
+      parentMessageId?: string;
+    }
   /** `tool.status == "progress"`: the tool metadata, passed through. */
   | { kind: "tool-progress"; tool: Record<string, unknown> }
   | { kind: "usage"; usage: TokenUsage }

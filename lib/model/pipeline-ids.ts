@@ -1,7 +1,7 @@
 /**
  * The ids a pipeline envelope is known by on the AG-UI side (contract §6,
- * R-MAP-3): an envelope (and the pipeline run id) in, a text message id, a
- * step key and a step name out. Parallel candidates run the same steps
+ * R-MAP-3): an envelope in, the kernel message it belongs to, a step key
+ * and a step name out. Parallel candidates run the same steps
  * under the same step ids, so every id here carries the candidate's identity
  * first: two candidates never share a message or a step name.
  */
@@ -15,18 +15,21 @@ export const defaultPipelineRunId = (threadId: string) => `pipeline-${threadId}`
 export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelineRunId}`;
 
 /**
- * `pipeline-message:<P>:<scope>[:<c1>:<c2>…]`, the coordinates being the
- * `runId` (else `id`) of `candidate`, `candidateStep` and `step`, in that
- * order. A run id changes with each attempt, so a retried step writes a new
- * message rather than appending to the failed one.
+ * The kernel message an envelope's text, thinking and tool calls belong to:
+ * `pipeline-message:<scope>[:<c1>:<c2>…]`, the coordinates being the `runId`
+ * (else `id`) of `candidate`, `candidateStep` and `step`, in that order. A
+ * run id changes with each attempt, so a retried step writes a new message
+ * rather than appending to the failed one. The pipeline run id is left out:
+ * a run follows one pipeline, and the id a recovery snapshot names must not
+ * split a message in two; `projectText` scopes the key to the AG-UI run.
  */
-export function pipelineMessageId(envelope: PipelineEnvelope, pipelineRunId: string): string {
+export function pipelineMessageId(envelope: PipelineEnvelope): string {
   const coordinates: string[] = [];
   for (const part of [envelope.candidate, envelope.candidateStep, envelope.step]) {
     const coordinate = isJsonObject(part) ? (nonEmptyString(part.runId) ?? nonEmptyString(part.id)) : undefined;
     if (coordinate !== undefined && !coordinates.includes(coordinate)) coordinates.push(coordinate);
   }
-  return ["pipeline-message", pipelineRunId, nonEmptyString(envelope.scope) ?? "pipeline", ...coordinates].join(":");
+  return ["pipeline-message", nonEmptyString(envelope.scope) ?? "pipeline", ...coordinates].join(":");
 }
 
 /**

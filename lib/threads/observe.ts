@@ -9,9 +9,11 @@
  *
  * It is the run's own chain (`run-pipeline.ts`) with ports that write
  * nothing: no ids are persisted, a pause is only shown, and the status hub
- * is read, never fed.
+ * is read, never fed. Its messages carry the ids the run holding the
+ * execution gives them (`execution.runId`), so a client that drove that run
+ * and comes back as an observer goes on with the messages it has.
  */
-import { EventType, type Interrupt } from "@ag-ui/core";
+import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
 import type { Observable, SchedulerLike } from "rxjs";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
@@ -71,8 +73,10 @@ export function observeExecution(
       {
         threadId,
         runId,
+        // The messages are those of the run holding the execution: a client that watched it, or drove it, has them under these ids.
+        messageRunId: execution.runId ?? runId,
         opening: [
-          { type: EventType.RUN_STARTED, threadId, runId },
+          { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
           sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),
         ],
         pipelineSequence: afterSequence,

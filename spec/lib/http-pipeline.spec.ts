@@ -28,7 +28,8 @@ describe("pipeline mode over HTTP", () => {
   const resume = (first: Input, entries: unknown[]) => ({ ...first, runId: uniqueId("run"), resume: entries });
 
   it("maps a multi-step pipeline with two parallel candidates: balanced steps, separate messages, CUSTOM for the allowlist only", async () => {
-    const { events } = await post(pipelineRun("pipeline"));
+    const input = pipelineRun("pipeline");
+    const { events } = await post(input);
 
     await expectValidRun(events);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
@@ -42,7 +43,7 @@ describe("pipeline mode over HTTP", () => {
     const messages = new Set(
       ofType(events, EventType.TEXT_MESSAGE_START)
         .map((event) => event.messageId)
-        .filter((id) => id.startsWith("pipeline-message:")),
+        .filter((id) => id.startsWith(`${input.runId}:pipeline-message:`)),
     );
     expect(messages.size).toBeGreaterThanOrEqual(3);
 
@@ -80,7 +81,7 @@ describe("pipeline mode over HTTP", () => {
     );
     await expectValidRun(events);
     expect(events[0]!.type).toBe(EventType.RUN_STARTED);
-    expect(events[1]).toEqual({ type: EventType.STEP_STARTED, stepName: "deploy" });
+    expect(events[1]).toEqual({ type: EventType.STEP_STARTED, stepName: "deploy", timestamp: expect.any(Number) });
     expect(ofType(events, EventType.STEP_FINISHED).map((event) => event.stepName)).toContain("deploy");
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });

@@ -22,7 +22,15 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     expect(raw).not.toContain("\r");
     await expectValidRun(events);
 
-    expect(events[0]).toEqual({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId, parentRunId: "run-before" });
+    expect(events[0]).toEqual({
+      type: EventType.RUN_STARTED,
+      threadId: input.threadId,
+      runId: input.runId,
+      parentRunId: "run-before",
+      protocolVersion: "1.0",
+      input,
+      timestamp: expect.any(Number),
+    });
     const sessions = ofType(events, EventType.CUSTOM).filter((event) => event.name === "iac-code.session.v1");
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.value).toMatchObject({

@@ -26,7 +26,7 @@ describe("projectPipelineEvents", () => {
     const envelope = { eventType: "text_delta", scope: "step", step: plan, data: { text: "Planning" } };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: signal(envelope) }).pipe(project())).toBe("t", {
-        t: textIn("pipeline-message:pipeline-th:step:step-plan-1", "Planning"),
+        t: textIn("pipeline-message:step:step-plan-1", "Planning"),
       });
     });
   });
@@ -41,7 +41,7 @@ describe("projectPipelineEvents", () => {
         candidateStep: generating,
         data: { text },
       });
-    const id = (sub: string) => `pipeline-message:pipeline-th:candidate_step:candidate-${sub}-0-1:cstep-template_generating-1:step-plan-1`;
+    const id = (sub: string) => `pipeline-message:candidate_step:candidate-${sub}-0-1:cstep-template_generating-1:step-plan-1`;
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("abc", { a: delta("c1", "one "), b: delta("c2", "two "), c: delta("c1", "three") }).pipe(project())).toBe(
         "abc",
@@ -64,7 +64,7 @@ describe("projectPipelineEvents", () => {
     };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: signal(envelope) }).pipe(project())).toBe("t", {
-        t: textIn("pipeline-message:pipeline-th:pipeline:c1:plan", "x"),
+        t: textIn("pipeline-message:pipeline:c1:plan", "x"),
       });
     });
   });
@@ -86,7 +86,8 @@ describe("projectPipelineEvents", () => {
     } as AGUIEvent;
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("sa", { s: snapshotOf(snapshot), a: signal({ eventType: "text_delta", data: { text: "again" } }, true) });
-      expectObservable(signals.pipe(project())).toBe("sa", { s: activity, a: textIn("pipeline-message:prun-7:pipeline", "again") });
+      // The snapshot names the activity; the message stays the envelope's, so a re-attach never splits one.
+      expectObservable(signals.pipe(project())).toBe("sa", { s: activity, a: textIn("pipeline-message:pipeline", "again") });
     });
     parsed(activity);
   });
@@ -107,19 +108,18 @@ describe("projectPipelineEvents", () => {
 
   it("starts every subscription from the thread's pipeline id", () => {
     const operator = project();
-    const text = signal({ eventType: "text_delta", data: { text: "x" } });
     const first: RunItem[] = [];
     const second: RunItem[] = [];
     marbles().run(({ cold }) => {
-      cold("sa", { s: snapshotOf({ pipelineRunId: "p9" }), a: text })
+      cold("ab", { a: snapshotOf({ pipelineRunId: "p9" }), b: snapshotOf({}) })
         .pipe(operator)
         .subscribe((item) => first.push(item));
-      cold("-a", { a: text })
+      cold("-a", { a: snapshotOf({}) })
         .pipe(operator)
         .subscribe((item) => second.push(item));
     });
-    expect(first.at(-1)).toEqual(textIn("pipeline-message:p9:pipeline", "x"));
-    expect(second).toEqual([textIn("pipeline-message:pipeline-th:pipeline", "x")]);
+    expect(first.map((item) => (item as { messageId: string }).messageId)).toEqual(["pipeline:p9", "pipeline:p9"]);
+    expect(second).toEqual([expect.objectContaining({ messageId: "pipeline:pipeline-th" })]);
   });
 
   it("turns raw thinking into reasoning of the pipeline message, and ignores any other thinking", () => {
@@ -129,12 +129,13 @@ describe("projectPipelineEvents", () => {
         b: signal({ eventType: "thinking_delta", step: plan, data: { type: "summary", text: "no" } }),
       });
       expectObservable(signals.pipe(project())).toBe("a-", {
-        a: { kind: "reasoning", text: "hmm", messageId: "pipeline-message:pipeline-th:pipeline:step-plan-1" },
+        a: { kind: "reasoning", text: "hmm", messageId: "pipeline-message:pipeline:step-plan-1" },
       });
     });
   });
 
   it("turns tool_started into a complete call and tool_result into its result, failed only when isError is true", () => {
+    const failedU1 = { kind: "tool", status: "failed", toolCallId: "u1", toolName: "write_file", input: undefined, result: "denied" };
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abcd", {
         a: signal({ eventType: "tool_started", data: { toolUseId: "u1", toolName: "write_file", input: { path: "a.yaml" } } }),
@@ -150,10 +151,27 @@ describe("projectPipelineEvents", () => {
           toolName: "write_file",
           input: { path: "a.yaml" },
           result: undefined,
+          messageId: "pipeline-message:pipeline",
         },
-        b: { kind: "tool", status: "failed", toolCallId: "u1", toolName: "write_file", input: undefined, result: "denied" },
-        c: { kind: "tool", status: "completed", toolCallId: "u2", toolName: "read_file", input: undefined, result: { ok: 1 } },
-        d: { kind: "tool", status: "input_complete", toolCallId: "tool-gen", toolName: "tool", input: {}, result: undefined },
+        b: { ...failedU1, messageId: "pipeline-message:pipeline" },
+        c: {
+          kind: "tool",
+          status: "completed",
+          toolCallId: "u2",
+          toolName: "read_file",
+          input: undefined,
+          result: { ok: 1 },
+          messageId: "pipeline-message:pipeline",
+        },
+        d: {
+          kind: "tool",
+          status: "input_complete",
+          toolCallId: "tool-gen",
+          toolName: "tool",
+          input: {},
+          result: undefined,
+          messageId: "pipeline-message:pipeline",
+        },
       });
     });
   });
@@ -297,7 +315,7 @@ describe("projectPipelineEvents", () => {
 
 describe("projectPipelineEvents and its subscription", () => {
   const envelope = { eventType: "text_delta", scope: "step", step: plan, data: { text: "Planning" } };
-  const text = textIn("pipeline-message:pipeline-th:step:step-plan-1", "Planning");
+  const text = textIn("pipeline-message:step:step-plan-1", "Planning");
   const other: RunItem = { kind: "task-state", state: "working" };
 
   it("should not break unsubscription chain when unsubscribed explicitly", () => {

@@ -14,10 +14,12 @@ const delta = (text: string, messageId: string | null = "m1"): RunItem => ({
 });
 const final = (text: string, messageId: string | undefined = "m1"): RunItem => ({ kind: "text", messageId, text, source: "final" });
 const history = (text: string): RunItem => ({ kind: "text", messageId: "h1", text, source: "history" });
-const start = (messageId: string) => ({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
-const content = (messageId: string, d: string) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: d });
-const end = (messageId: string) => ({ type: EventType.TEXT_MESSAGE_END, messageId });
-const project = () => projectText({ newMessageId: () => "assistant-gen" });
+/** The AG-UI id of kernel message `m` in run r1 (`<runId>:<kernel message>`). */
+const id = (m: string) => `r1:${m}`;
+const start = (m: string) => ({ type: EventType.TEXT_MESSAGE_START, messageId: id(m), role: "assistant" });
+const content = (m: string, d: string) => ({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: id(m), delta: d });
+const end = (m: string) => ({ type: EventType.TEXT_MESSAGE_END, messageId: id(m) });
+const project = () => projectText({ runId: "r1", newMessageId: () => "assistant-gen" });
 
 describe("projectText", () => {
   it("opens a message on the first delta and sends one CONTENT per delta", () => {
@@ -115,8 +117,110 @@ describe("projectText", () => {
   });
 });
 
+describe("projectText: messages of the run, and the turns tool calls end", () => {
+  const tool = (status: "started" | "input_complete" | "completed", toolCallId: string, messageId?: string): RunItem => ({
+    kind: "tool",
+    status,
+    toolCallId,
+    toolName: "t",
+    input: {},
+    result: status === "completed" ? "ok" : undefined,
+    ...(messageId ? { messageId } : {}),
+  });
+  const placed = (item: RunItem, parentMessageId: string) => ({ ...item, parentMessageId });
+
+  it("names each message after the run, so two runs never share one", () => {
+    const seen: RunItem[] = [];
+    synchronousSource([delta("x", "task-message")])
+      .source.pipe(projectText({ runId: "run-2" }))
+      .subscribe((item) => seen.push(item));
+    expect(seen[0]).toEqual({ type: EventType.TEXT_MESSAGE_START, messageId: "run-2:task-message", role: "assistant" });
+  });
+
+  it("puts a call in the open text message; its result ends the message, and the kernel's next text is a new one", () => {
+    const seen: RunItem[] = [];
+    const items = [delta("Deploying."), tool("started", "t1"), tool("completed", "t1"), delta("Done.")];
+    synchronousSource(items)
+      .source.pipe(project())
+      .subscribe((item) => seen.push(item));
+    expect(seen).toEqual([
+      start("m1"),
+      content("m1", "Deploying."),
+      placed(items[1]!, id("m1")),
+      end("m1"),
+      items[2],
+      start("m1:after:t1"),
+      content("m1:after:t1", "Done."),
+    ]);
+  });
+
+  it("gathers calls made before any text in one message named after the first; a result starts a new turn", () => {
+    const seen: RunItem[] = [];
+    const items = [tool("started", "t1"), tool("input_complete", "t2"), tool("completed", "t1"), tool("started", "t3")];
+    synchronousSource(items)
+      .source.pipe(project())
+      .subscribe((item) => seen.push(item));
+    expect(seen).toEqual([
+      placed(items[0]!, "r1:tool-calls:t1"),
+      placed(items[1]!, "r1:tool-calls:t1"),
+      items[2],
+      placed(items[3]!, "r1:tool-calls:t3"),
+    ]);
+  });
+
+  it("keeps each pipeline message's turn apart: a candidate's result ends only its own message", () => {
+    const pipelineDelta = (text: string, messageId: string): RunItem => ({
+      kind: "text",
+      messageId,
+      text,
+      source: "delta",
+      pipeline: true,
+    });
+    const seen: RunItem[] = [];
+    const items = [
+      pipelineDelta("A", "pm:a"),
+      pipelineDelta("B", "pm:b"),
+      tool("started", "ta", "pm:a"),
+      tool("completed", "ta", "pm:a"),
+      pipelineDelta("B2", "pm:b"),
+      pipelineDelta("A2", "pm:a"),
+    ];
+    synchronousSource(items)
+      .source.pipe(project())
+      .subscribe((item) => seen.push(item));
+    expect(seen).toEqual([
+      start("pm:a"),
+      content("pm:a", "A"),
+      start("pm:b"),
+      content("pm:b", "B"),
+      placed(items[2]!, id("pm:a")),
+      end("pm:a"),
+      items[3],
+      content("pm:b", "B2"),
+      start("pm:a:after:ta"),
+      content("pm:a:after:ta", "A2"),
+    ]);
+  });
+
+  it("places thinking beside the message its lane shows, or would show next", () => {
+    const thinking = (messageId?: string): RunItem => ({ kind: "reasoning", text: "hm", ...(messageId ? { messageId } : {}) });
+    const seen: RunItem[] = [];
+    const items = [thinking(), delta("x"), thinking(), tool("completed", "t1"), thinking(), thinking("pm:a")];
+    synchronousSource(items)
+      .source.pipe(project())
+      .subscribe((item) => seen.push(item));
+    expect(seen.filter((item) => "kind" in item && item.kind === "reasoning")).toEqual([
+      thinking(id("agent")),
+      thinking(id("m1")),
+      thinking(id("m1:after:t1")),
+      thinking(id("pm:a")),
+    ]);
+  });
+});
+
 describe("projectText after a resume", () => {
-  const resumed = (known: string[]) => projectText({ newMessageId: () => "assistant-gen", knownDigests: new Set(known.map(textDigest)) });
+  const resumed = (known: string[]) =>
+    projectText({ runId: "r1", newMessageId: () => "assistant-gen", knownDigests: new Set(known.map(textDigest)) });
 
   it("sends only the suffix when a message's first text repeats what the client already has", () => {
     marbles().run(({ cold, expectObservable }) => {
@@ -179,7 +283,7 @@ describe("projectText with pipeline text", () => {
   it("never trims pipeline text as a replay", () => {
     marbles().run(({ cold, expectObservable }) => {
       const items = cold("a", { a: pipelineDelta("Known text", "pm:c1") });
-      expectObservable(items.pipe(projectText({ knownDigests: new Set([textDigest("Known")]) }))).toBe("(sc)", {
+      expectObservable(items.pipe(projectText({ runId: "r1", knownDigests: new Set([textDigest("Known")]) }))).toBe("(sc)", {
         s: start("pm:c1"),
         c: content("pm:c1", "Known text"),
       });

@@ -17,7 +17,7 @@ const start = { type: EventType.TOOL_CALL_START, toolCallId: "u1", toolCallName:
 const end = { type: EventType.TOOL_CALL_END, toolCallId: "u1" };
 const result = (content: string, status: string) => ({
   type: EventType.TOOL_CALL_RESULT,
-  messageId: "tool-result-u1",
+  messageId: "r1:tool-result:u1",
   toolCallId: "u1",
   content,
   role: "tool",
@@ -32,7 +32,7 @@ describe("projectTools", () => {
         b: tool("input_complete", { input: { z: 1, a: { y: [2], b: "é" } } }),
         c: tool("completed", { result: "3 files" }),
       });
-      expectObservable(signals.pipe(projectTools())).toBe("s---(ge)r|", {
+      expectObservable(signals.pipe(projectTools({ runId: "r1" }))).toBe("s---(ge)r|", {
         s: start,
         g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: '{"a":{"b":"é","y":[2]},"z":1}' },
         e: end,
@@ -45,9 +45,20 @@ describe("projectTools", () => {
   it("parents the call to the text message open at its start", () => {
     marbles().run(({ cold, expectObservable }) => {
       const text = { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" } as RunItem;
-      expectObservable(cold("ta", { t: text, a: tool("started") }).pipe(projectTools())).toBe("ts", {
+      expectObservable(cold("ta", { t: text, a: tool("started") }).pipe(projectTools({ runId: "r1" }))).toBe("ts", {
         t: text,
         s: { ...start, parentMessageId: "m1" },
+      });
+    });
+  });
+
+  it("parents the call to the message projectText placed it in (the assistant message of its turn) over the open text", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const text = { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" } as RunItem;
+      const placed = { ...tool("started"), parentMessageId: "r1:tool-calls:u1" } as RunItem;
+      expectObservable(cold("ta", { t: text, a: placed }).pipe(projectTools({ runId: "r1" }))).toBe("ts", {
+        t: text,
+        s: { ...start, parentMessageId: "r1:tool-calls:u1" },
       });
     });
   });
@@ -56,7 +67,7 @@ describe("projectTools", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(
         cold("a----b", { a: tool("input_complete", { input: {} }), b: tool("failed", { result: { error: "denied", code: 13.0 } }) }).pipe(
-          projectTools(),
+          projectTools({ runId: "r1" }),
         ),
       ).toBe("(sge)r", {
         s: start,
@@ -71,7 +82,7 @@ describe("projectTools", () => {
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(
         cold("a---b---c", { a: tool("started"), b: tool("completed", { result: "ok" }), c: tool("completed", { result: "ok" }) }).pipe(
-          projectTools(),
+          projectTools({ runId: "r1" }),
         ),
       ).toBe("s---(er)", { s: start, e: end, r: result("ok", "completed") });
     });
@@ -80,9 +91,12 @@ describe("projectTools", () => {
   it("turns progress into CUSTOM iac-code.tool-progress.v1 with the tool metadata", () => {
     const progress = { status: "progress", toolUseId: "u1", name: "deploy", mcp: { serverName: "ros", progress: 1, total: 3 } };
     marbles().run(({ cold, expectObservable }) => {
-      expectObservable(cold("a", { a: { kind: "tool-progress", tool: progress } as RunItem }).pipe(projectTools())).toBe("p", {
-        p: { type: EventType.CUSTOM, name: "iac-code.tool-progress.v1", value: { schemaVersion: 1, ...progress } },
-      });
+      expectObservable(cold("a", { a: { kind: "tool-progress", tool: progress } as RunItem }).pipe(projectTools({ runId: "r1" }))).toBe(
+        "p",
+        {
+          p: { type: EventType.CUSTOM, name: "iac-code.tool-progress.v1", value: { schemaVersion: 1, ...progress } },
+        },
+      );
     });
   });
 });
@@ -95,7 +109,7 @@ describe("projectTools and its subscription", () => {
         b: tool("input_complete", { input: {} }),
         c: tool("completed", { result: "ok" }),
       });
-      expectObservable(signals.pipe(inChain(projectTools())), "^-----!").toBe("s---(ge)", {
+      expectObservable(signals.pipe(inChain(projectTools({ runId: "r1" }))), "^-----!").toBe("s---(ge)", {
         s: start,
         g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: "{}" },
         e: end,
@@ -107,11 +121,11 @@ describe("projectTools and its subscription", () => {
   it("reads a synchronous source, and stops it when the subscriber leaves in the middle of a call", () => {
     const whole = synchronousSource([tool("started"), tool("completed", { result: "ok" })]);
     const seen: RunItem[] = [];
-    whole.source.pipe(projectTools()).subscribe((item) => seen.push(item));
+    whole.source.pipe(projectTools({ runId: "r1" })).subscribe((item) => seen.push(item));
     expect(seen).toEqual([start, end, result("ok", "completed")]);
 
     const { source, sent } = synchronousSource([tool("input_complete", { input: {} }), tool("completed", { result: "ok" })]);
-    source.pipe(projectTools(), take(2)).subscribe();
+    source.pipe(projectTools({ runId: "r1" }), take(2)).subscribe();
     expect(sent).toEqual([tool("input_complete", { input: {} })]);
   });
 });

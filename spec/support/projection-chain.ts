@@ -31,7 +31,12 @@ export interface ChainOptions {
   failPersistence?: boolean;
   heartbeatMs?: number;
   scheduler?: SchedulerLike;
+  /** The clock events are stamped from; a fixed instant unless given. */
+  now?: () => number;
 }
+
+/** The instant the in-memory chain's clock stands at: every event it makes carries it. */
+export const CHAIN_NOW = Date.UTC(2026, 0, 1);
 
 /** The kernel's JSON-RPC results → kernel signals, as `runAgent` reads a new run's stream. */
 export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal> {
@@ -72,6 +77,7 @@ export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
       }
     },
     scheduler: options.scheduler,
+    now: options.now ?? (() => CHAIN_NOW),
   };
 }
 

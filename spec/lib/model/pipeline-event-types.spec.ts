@@ -186,9 +186,9 @@ function project(signals: RunItem[]): Observable<AGUIEvent> {
     dedupePipelineEvents({ cursor: 0 }),
     projectPipelineEvents({ threadId: "th", newToolId: () => "tool-gen" }),
     projectSteps({ durableOpen: [] }),
-    projectText({ newMessageId: () => "assistant-gen" }),
+    projectText({ runId: "r1", newMessageId: () => "assistant-gen" }),
     projectReasoning({ runId: "r1" }),
-    projectTools(),
+    projectTools({ runId: "r1" }),
     aggregateUsage(),
     finishRun({ threadId: "th", runId: "r1", describe: (error: AguiError) => error.code }),
   );
