@@ -29,6 +29,7 @@ import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
+import { connectRoute } from "./connect-route.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
@@ -188,6 +189,20 @@ export function createApp({
   app.use(
     "/extensions/iac-code/v1/executions",
     subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+  );
+
+  app.use(
+    "/extensions/iac-code/v1/threads",
+    connectRoute({
+      store,
+      a2a,
+      hub,
+      grace,
+      endExecution,
+      heartbeatMs: config.heartbeatMs,
+      clientStallS: config.clientStallS,
+      sse,
+    }),
   );
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));

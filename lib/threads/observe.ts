@@ -12,19 +12,29 @@
  * is read, never fed. Its messages carry the ids the run holding the
  * execution gives them (`execution.runId`), so a client that drove that run
  * and comes back as an observer goes on with the messages it has.
+ *
+ * Before anything live it reads the thread's conversation from the kernel
+ * (`a2a/history-messages.ts`) and shows it as MESSAGES_SNAPSHOT, after the
+ * status snapshot: a client that reloaded its page, or attached late, has
+ * the whole exchange, and the live text goes on from it. An execution that
+ * has ended has nothing live: the stream ends there. The last status it
+ * shows says the run is no longer active (`settle-status.ts`).
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
-import type { Observable, SchedulerLike } from "rxjs";
+import { catchError, defer, EMPTY, map, merge, of, shareReplay, switchMap, type Observable, type SchedulerLike } from "rxjs";
+import { messagesSnapshot, readConversation } from "../a2a/history-messages.js";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
-import type { KernelInput } from "../model/kernel-signal.js";
+import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
+import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { RunA2A } from "../run.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
 import type { ThreadState } from "../state/thread-state.js";
 import { sessionEvent } from "../../operators/announce-session.js";
+import { settleStatus } from "../../operators/settle-status.js";
 import { toStateEvents } from "../../operators/to-state-events.js";
 import { reattach } from "./recovery.js";
 import { RunErrorLog } from "./run-error-log.js";
@@ -68,7 +78,13 @@ export function observeExecution(
     rosInvocationId: execution.rosInvocationId,
   };
 
-  return reattach(deps.a2a, execution.taskId!, afterSequence).pipe(
+  // Read once for both uses below: nothing live starts before it is in, and a failure to read it ends the stream.
+  const conversation$ = defer(() => readConversation(deps.a2a, state.contextId)).pipe(shareReplay(1));
+  const { taskId } = execution;
+  const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
+  const kernel$ = conversation$.pipe(switchMap(() => (taskId === null ? of(ended) : reattach(deps.a2a, taskId, afterSequence))));
+
+  return kernel$.pipe(
     runPipeline(
       {
         threadId,
@@ -86,7 +102,13 @@ export function observeExecution(
         describe: (error: AguiError) => messageFor(error, language),
         heartbeatMs: deps.heartbeatMs,
         // The status subscribes first, so its snapshot comes right after the opening events.
-        alongside: deps.hub.watch(threadId, () => statusFromState(state)).pipe(toStateEvents()),
+        alongside: merge(
+          deps.hub.watch(threadId, () => statusFromState(state)).pipe(toStateEvents()),
+          conversation$.pipe(
+            map(messagesSnapshot),
+            catchError(() => EMPTY),
+          ),
+        ),
       },
       {
         persistIds: () => undefined,
@@ -97,6 +119,7 @@ export function observeExecution(
         scheduler: deps.scheduler,
       },
     ),
+    settleStatus<ThreadStatus, SseItem>(reduceThreadStatus),
     runErrors.logEach(),
   );
 }

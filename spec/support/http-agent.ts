@@ -3,7 +3,15 @@
  * runs it: the agent's own apply step builds the conversation, so what its
  * `messages` end up as is what a user sees.
  */
-import { HttpAgent, type RunAgentParameters } from "@ag-ui/client";
+import {
+  HttpAgent,
+  runHttpRequest,
+  transformHttpEventStream,
+  type AbstractAgent,
+  type HttpAgentConfig,
+  type RunAgentInput,
+  type RunAgentParameters,
+} from "@ag-ui/client";
 import type { AGUIEvent, Message } from "@ag-ui/core";
 import { uniqueId } from "./service.js";
 
@@ -62,4 +70,41 @@ export function transcript(messages: readonly Message[]): Array<Record<string, u
       }
     }
   });
+}
+
+/**
+ * An HttpAgent whose `connect` posts to the service's thread attach route,
+ * as CopilotKit's runtime agent posts to its own `/connect`: `connectAgent()`
+ * then rebuilds a page's conversation and pending interrupts from the thread
+ * id alone (the stock HttpAgent has no connect and does nothing there).
+ */
+export class ConnectingHttpAgent extends HttpAgent {
+  constructor(
+    config: HttpAgentConfig,
+    readonly connectUrl: string,
+  ) {
+    super(config);
+  }
+
+  // The Observable of @ag-ui/client's own rxjs, as `run` returns it.
+  protected override connect(input: RunAgentInput): ReturnType<HttpAgent["run"]> {
+    return transformHttpEventStream(runHttpRequest(() => this.fetch(this.connectUrl, this.requestInit(input))));
+  }
+}
+
+/** A page's agent after a reload: its thread, no messages, attaching through `connectUrl`. */
+export function connectingAgent(url: string, connectUrl: string, options: { threadId: string }): ConnectingHttpAgent {
+  return new ConnectingHttpAgent({ url, threadId: options.threadId }, connectUrl);
+}
+
+/** One `connectAgent` call; a failure is returned, not thrown (see `runHttpAgent`). */
+export async function connectHttpAgent(agent: AbstractAgent, parameters: RunAgentParameters = {}): Promise<HttpAgentRun> {
+  const events: AGUIEvent[] = [];
+  const subscriber = { onEvent: ({ event }: { event: unknown }) => void events.push(event as AGUIEvent) };
+  try {
+    const { newMessages } = await agent.connectAgent(parameters, subscriber);
+    return { events, messages: agent.messages, newMessages };
+  } catch (error) {
+    return { events, messages: agent.messages, newMessages: [], error };
+  }
 }
