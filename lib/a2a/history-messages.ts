@@ -20,6 +20,16 @@ import type { A2AClient } from "./client.js";
 export const CONVERSATION_TASKS = 100;
 /** Messages read per task: the history length the adapter always asks for (contract §1). */
 export const HISTORY_LENGTH = 100;
+/**
+ * The id an agent message gets, from its task and the id the kernel gave
+ * it: the kernel's by default. An observer names the messages of the task
+ * it watches as its live events will (`model/message-ids.ts`), so the live
+ * text goes on in the message the snapshot showed.
+ */
+export type AssistantMessageId = (taskId: string, kernelMessageId: string) => string;
+
+const kernelIds: AssistantMessageId = (_taskId, kernelMessageId) => kernelMessageId;
+
 /** `GetTask` calls in flight at once while a conversation is read. */
 const CONCURRENT_READS = 4;
 
@@ -41,7 +51,7 @@ const textOf = (message: JsonObject): string =>
  * repeats the whole text so far (the final status of a streamed answer)
  * replaces it rather than doubling it.
  */
-export function taskMessages(task: unknown): Message[] {
+export function taskMessages(task: unknown, assistantId: AssistantMessageId = kernelIds): Message[] {
   if (!isJsonObject(task) || !Array.isArray(task.history)) return [];
   const taskId = typeof task.id === "string" ? task.id : "task";
   const messages: Message[] = [];
@@ -63,7 +73,7 @@ export function taskMessages(task: unknown): Message[] {
       return;
     }
     lastKernelId = kernelId;
-    messages.push({ id: kernelId, role: "assistant", content: text });
+    messages.push({ id: assistantId(taskId, kernelId), role: "assistant", content: text });
   });
   return messages;
 }
@@ -75,8 +85,8 @@ export function taskMessages(task: unknown): Message[] {
  * goes on with the latest message under that id) and each earlier one gets
  * `:<n>`, so a client keyed on ids keeps every message.
  */
-export function conversationMessages(tasks: readonly unknown[]): Message[] {
-  const messages = tasks.flatMap(taskMessages);
+export function conversationMessages(tasks: readonly unknown[], assistantId: AssistantMessageId = kernelIds): Message[] {
+  const messages = tasks.flatMap((task) => taskMessages(task, assistantId));
   const total = new Map<string, number>();
   for (const { id } of messages) total.set(id, (total.get(id) ?? 0) + 1);
   const seen = new Map<string, number>();
@@ -119,7 +129,11 @@ export function oldestFirst(listed: readonly unknown[]): unknown[] {
  * (`GetTask`, `HISTORY_LENGTH`) on its own, so no single answer holds a
  * whole conversation's images. A failing call fails the read.
  */
-export async function readConversation(a2a: Pick<A2AClient, "listTasks" | "getTask">, contextId: string): Promise<Message[]> {
+export async function readConversation(
+  a2a: Pick<A2AClient, "listTasks" | "getTask">,
+  contextId: string,
+  assistantId: AssistantMessageId = kernelIds,
+): Promise<Message[]> {
   const listed = await a2a.listTasks(contextId, CONVERSATION_TASKS);
   const ids = oldestFirst(Array.isArray(listed.tasks) ? listed.tasks : []).flatMap((task) =>
     isJsonObject(task) && typeof task.id === "string" ? [task.id] : [],
@@ -128,5 +142,5 @@ export async function readConversation(a2a: Pick<A2AClient, "listTasks" | "getTa
   for (let start = 0; start < ids.length; start += CONCURRENT_READS) {
     tasks.push(...(await Promise.all(ids.slice(start, start + CONCURRENT_READS).map((id) => a2a.getTask(id, HISTORY_LENGTH)))));
   }
-  return conversationMessages(tasks);
+  return conversationMessages(tasks, assistantId);
 }

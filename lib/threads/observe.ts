@@ -29,6 +29,7 @@ import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
+import { runMessageId } from "../model/message-ids.js";
 import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { RunA2A } from "../run.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
@@ -78,9 +79,16 @@ export function observeExecution(
     rosInvocationId: execution.rosInvocationId,
   };
 
-  // Read once for both uses below: nothing live starts before it is in, and a failure to read it ends the stream.
-  const conversation$ = defer(() => readConversation(deps.a2a, state.contextId)).pipe(shareReplay(1));
+  // The messages are those of the run holding the execution: a client that watched it, or drove it, has them under these ids.
+  const messageRunId = execution.runId ?? runId;
   const { taskId } = execution;
+  // Read once for both uses below: nothing live starts before it is in, and a failure to read it ends the stream.
+  // The watched task's messages are named as its live events name them, so the live text goes on in them.
+  const conversation$ = defer(() =>
+    readConversation(deps.a2a, state.contextId, (messageTaskId, kernelId) =>
+      messageTaskId === taskId ? runMessageId(messageRunId, kernelId) : kernelId,
+    ),
+  ).pipe(shareReplay(1));
   const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
   const kernel$ = conversation$.pipe(switchMap(() => (taskId === null ? of(ended) : reattach(deps.a2a, taskId, afterSequence))));
 
@@ -89,8 +97,7 @@ export function observeExecution(
       {
         threadId,
         runId,
-        // The messages are those of the run holding the execution: a client that watched it, or drove it, has them under these ids.
-        messageRunId: execution.runId ?? runId,
+        messageRunId,
         opening: [
           { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
           sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),

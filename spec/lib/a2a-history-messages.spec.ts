@@ -77,6 +77,14 @@ describe("conversationMessages", () => {
   });
 });
 
+describe("the ids of agent messages", () => {
+  it("are what the caller names them from their task and kernel id; the user's stay theirs", () => {
+    const tasks = [task("t1", [user("m1", "a"), agent("k", "one")]), task("t2", [user("m2", "b"), agent("k", "two")])];
+    const named = conversationMessages(tasks, (taskId, kernelId) => (taskId === "t2" ? `run-2:${kernelId}` : kernelId));
+    expect(named.map(({ id }) => id)).toEqual(["m1", "k", "m2", "run-2:k"]);
+  });
+});
+
 describe("oldestFirst", () => {
   it("orders by status time when every task has one, else reverses the kernel's newest-first listing", () => {
     const [a, b, c] = [

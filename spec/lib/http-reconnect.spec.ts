@@ -73,8 +73,8 @@ describe("a reloaded page", () => {
       { role: "user", content: "permission" },
       { role: "assistant", content: PERMISSION_ASKED },
     ]);
-    // The user's own message comes back under its id.
-    expect(attached.messages[0]!.id).toBe(live.messages[0]!.id);
+    // Under the ids the live page had (the user's own, and the paused run's): a page that kept them merges, never doubles.
+    expect(attached.messages.map((message) => message.id)).toEqual(live.messages.map((message) => message.id));
     expect(reloaded.pendingInterrupts).toEqual(live.pendingInterrupts);
     expect(reloaded.pendingInterrupts).toHaveLength(1);
 
@@ -86,10 +86,12 @@ describe("a reloaded page", () => {
     });
     expect(answered.error).toBeUndefined();
     expect(answered.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
-    expect(transcript(reloaded.messages)).toContainEqual({
-      role: "assistant",
-      content: expect.stringMatching(/The stack `demo-vpc-ecs` is deployed/),
-    });
+    expect(transcript(reloaded.messages)).toEqual([
+      { role: "user", content: "permission" },
+      { role: "assistant", content: PERMISSION_ASKED },
+      { role: "tool", toolCallId: "toolu_deploy_1", content: expect.stringContaining("CREATE_COMPLETE") },
+      { role: "assistant", content: expect.stringMatching(/^The stack `demo-vpc-ecs` is deployed/) },
+    ]);
   });
 
   it("attaches to a finished conversation of several turns: the text of every turn, as the live page showed it", async () => {
