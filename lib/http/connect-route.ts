@@ -17,7 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import express, { type Request, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { finalize, from, tap, type Observable } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { messagesSnapshot } from "../a2a/history-messages.js";
@@ -144,5 +144,10 @@ export function connectRoute({
     );
   };
   router.post("/:threadId/connect", ...jsonBody(MAX_RUN_BODY_BYTES), connect);
+  // A path whose thread id is no valid percent-encoding (a lone surrogate, a cut escape) names no thread: the router
+  // fails to decode it before the handler runs.
+  const undecodable: ErrorRequestHandler = (error: unknown, _req, _res, next) =>
+    next(error instanceof URIError ? new AguiError("INVALID_INPUT", { reason: "observeBody" }, { cause: error }) : error);
+  router.use(undecodable);
   return router;
 }

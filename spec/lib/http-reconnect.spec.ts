@@ -124,10 +124,19 @@ describe("a reloaded page", () => {
     expect(reloaded.pendingInterrupts).toEqual([]);
   });
 
-  it("refuses a body that names another thread", async () => {
-    const result = await postRun(connectUrl("thread-a"), { threadId: "thread-b" });
-    expect(result.status).toBe(400);
-    expect(result.json).toMatchObject({ error: { code: "INVALID_INPUT" } });
+  it("refuses a body that names another thread, and a path that names no thread", async () => {
+    const base = `${harness.service.url}/extensions/iac-code/v1/threads`;
+    for (const [url, body] of [
+      [connectUrl("thread-a"), { threadId: "thread-b" }],
+      [`${base}/${"x".repeat(257)}/connect`, {}],
+      // A lone surrogate, and an escape cut short.
+      [`${base}/%ED%A0%80/connect`, {}],
+      [`${base}/%E0%A4%A/connect`, {}],
+    ] as const) {
+      const result = await postRun(url, body);
+      expect(result.status).toBe(400);
+      expect(result.json).toMatchObject({ error: { code: "INVALID_INPUT" } });
+    }
   });
 });
 
