@@ -9,6 +9,7 @@ import path from "node:path";
 import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
+import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel } from "./log.js";
 import { workspaceProblem } from "./validation.js";
 
@@ -51,6 +52,11 @@ export interface Config {
   defaultCwd?: string | undefined;
   /** Declared client `tools`: refused (unset, "refuse") or accepted and never offered to the kernel ("ignore"). */
   clientTools?: ClientToolsPolicy | undefined;
+  // A kernel the service runs itself (see `kernel-process/supervisor.ts`); unset, the kernel is `a2aUrl` or the embedded demo.
+  /** `IAC_CODE_AGUI_KERNEL_COMMAND` as the words to spawn, `{port}` among them (see `kernel-process/command-line.ts`). */
+  kernelCommand?: string[] | undefined;
+  /** How long that kernel may take to answer its agent card after a start, in seconds; unset, `DEFAULT_KERNEL_START_TIMEOUT_S`. */
+  kernelStartTimeoutS?: number | undefined;
   /** The least severe log records written (see `log.ts`); default `info`. */
   logLevel?: LogLevel | undefined;
 }
@@ -80,6 +86,8 @@ const SETTINGS = {
   maxKernelResponseBytes: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
   defaultCwd: "IAC_CODE_AGUI_DEFAULT_CWD",
   clientTools: "IAC_CODE_AGUI_CLIENT_TOOLS",
+  kernelCommand: "IAC_CODE_AGUI_KERNEL_COMMAND",
+  kernelStartTimeoutS: "IAC_CODE_AGUI_KERNEL_START_TIMEOUT_S",
   logLevel: "IAC_CODE_AGUI_LOG_LEVEL",
 } as const satisfies Record<keyof Config, string>;
 
@@ -87,6 +95,8 @@ export const DEFAULT_INTERRUPT_TTL_S = 540;
 /** Two minutes without a byte taken: longer than any real client on a bad network stays silent (see README). */
 export const DEFAULT_CLIENT_STALL_S = 120;
 export const DEFAULT_DRAIN_S = 10;
+/** A real kernel loads its model clients and tools before it answers: half a minute, not the demo's split second. */
+export const DEFAULT_KERNEL_START_TIMEOUT_S = 30;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -218,6 +228,25 @@ function logLevel(raw: string | undefined): LogLevel {
   return raw;
 }
 
+function optionalInteger(name: string, raw: string | undefined, min: number): number | undefined {
+  return raw === undefined ? undefined : integer(name, raw, min, min);
+}
+
+/** The command the service runs as its kernel; it replaces a kernel URL, so both together stop the start. */
+function kernelCommand(raw: string | undefined, a2aUrl: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const name = `${SETTINGS.kernelCommand} (${flagName(SETTINGS.kernelCommand)})`;
+  if (a2aUrl !== undefined) {
+    throw new ConfigError(`${name} and ${SETTINGS.a2aUrl} are both set: the service either runs its kernel or is given its URL, not both.`);
+  }
+  try {
+    return splitCommandLine(raw);
+  } catch (error) {
+    if (error instanceof CommandLineError) throw new ConfigError(`${name} ${error.message}.`);
+    throw error;
+  }
+}
+
 const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
 
 export function loadConfig(
@@ -260,6 +289,9 @@ export function loadConfig(
     ),
     defaultCwd: defaultCwd(read("defaultCwd"), allowedCwds),
     clientTools: clientTools(read("clientTools")),
+    kernelCommand: kernelCommand(read("kernelCommand"), a2aUrl),
+    // Unset stays unset, as for the other optional settings; the service applies DEFAULT_KERNEL_START_TIMEOUT_S.
+    kernelStartTimeoutS: optionalInteger(SETTINGS.kernelStartTimeoutS, read("kernelStartTimeoutS"), 1),
     logLevel: logLevel(read("logLevel")),
   };
 }

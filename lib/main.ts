@@ -3,11 +3,14 @@
  * `iac-code-agui [flags]`: configuration from flags and environment (see
  * `config.ts`). Once the configuration is read, everything the command says
  * is a JSON log record on stdout (see `log.ts`): warnings about the
- * settings, then where it listens (`url`). A configuration it cannot start with is told as one plain
+ * settings, the start of the kernel when it runs one
+ * (`IAC_CODE_AGUI_KERNEL_COMMAND`, `component: "kernel"`), then where it
+ * listens (`url`). A configuration it cannot start with is told as one plain
  * line on stderr, with exit code 2: that is for whoever typed the command.
  */
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
+import { KernelStartError } from "./kernel-process/supervisor.js";
 import { ListenError, startService } from "./server.js";
 
 /** Warnings about the configuration, told once the logger exists (or with the error that stops the start). */
@@ -19,7 +22,11 @@ async function main(): Promise<void> {
   const logger = (log = createLogger({ level: config.logLevel }));
   for (const warning of configWarnings.splice(0)) logger.warn(warning);
   const service = await startService(config, { log: logger });
-  const kernel = service.embeddedKernel ? `embedded demo kernel at ${service.kernelUrl}` : `kernel at ${service.kernelUrl}`;
+  const kernel = service.embeddedKernel
+    ? `embedded demo kernel at ${service.kernelUrl}`
+    : service.kernelProcess
+      ? `kernel of IAC_CODE_AGUI_KERNEL_COMMAND at ${service.kernelUrl}`
+      : `kernel at ${service.kernelUrl}`;
   logger.info(
     { url: service.url, kernelUrl: service.kernelUrl, embeddedKernel: service.embeddedKernel !== undefined },
     `iac-code-agui listening on ${service.url} (${kernel})`,
@@ -53,7 +60,9 @@ main().catch((error: unknown) => {
     process.exit(2);
   }
   const logger = log ?? createLogger();
-  // A listen error's message names the address and what to do; any other is a bug, told by its type and stack.
-  logger.fatal({ err: error }, error instanceof ListenError ? error.message : "failed to start");
+  // A listen error's message names the address and what to do, a kernel start's what the kernel did; any other is a bug,
+  // told by its type and stack.
+  const told = error instanceof ListenError || error instanceof KernelStartError;
+  logger.fatal({ err: error }, told ? error.message : "failed to start");
   process.exit(1);
 });

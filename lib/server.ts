@@ -1,8 +1,9 @@
 /**
  * Starts the service: the HTTP app on its port, in front of the configured
- * kernel — or, when no kernel URL is configured, in front of the embedded
- * demo kernel, which it starts on a loopback port and reaches over HTTP like
- * any other kernel.
+ * kernel — the one at `IAC_CODE_AGUI_A2A_URL`, the one it runs itself from
+ * `IAC_CODE_AGUI_KERNEL_COMMAND`, or, with neither, the embedded demo
+ * kernel, which it starts on a loopback port and reaches over HTTP like any
+ * other kernel (see `kernel-process/service-kernel.ts`).
  */
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
@@ -12,7 +13,9 @@ import { createApp, type AppDependencies } from "./http/app.js";
 import { silentLogger, type Logger } from "./log.js";
 import { RunRegistry, type DrainReport } from "./http/run-registry.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
-import { startReplayKernel, type ReplayKernel } from "./kernel/replay-kernel.js";
+import type { ReplayKernel } from "./kernel/replay-kernel.js";
+import { startServiceKernel } from "./kernel-process/service-kernel.js";
+import type { KernelProcess, KernelProcessOptions } from "./kernel-process/supervisor.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
 
@@ -21,6 +24,8 @@ export interface RunningService {
   kernelUrl: string;
   /** Set when the service started its own demo kernel. */
   embeddedKernel: ReplayKernel | undefined;
+  /** Set when the service runs its kernel (`IAC_CODE_AGUI_KERNEL_COMMAND`); stopped when the service closes. */
+  kernelProcess: KernelProcess | undefined;
   /** Stops at once: every connection is cut, runs in flight included. */
   close(): Promise<void>;
   /**
@@ -60,14 +65,16 @@ export interface ServiceOptions {
   sse?: AppDependencies["sse"];
   /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
   instrument?: AppDependencies["instrument"];
+  /** Tests: how a kernel the service runs is restarted and stopped, and what happens to it. */
+  kernelSupervision?: Pick<KernelProcessOptions, "restart" | "stopGraceMs" | "onEvent">;
 }
 
 export async function startService(
   config: Config,
-  { log = silentLogger, store, now, sse, instrument }: ServiceOptions = {},
+  { log = silentLogger, store, now, sse, instrument, kernelSupervision }: ServiceOptions = {},
 ): Promise<RunningService> {
-  const embeddedKernel = config.a2aUrl === undefined ? await startReplayKernel() : undefined;
-  const kernelUrl = config.a2aUrl ?? embeddedKernel!.url;
+  const kernel = await startServiceKernel(config, { log: log.child({ component: "kernel" }), supervision: kernelSupervision });
+  const kernelUrl = kernel.url;
   const a2a = recordingClient(
     new A2AClient({
       url: kernelUrl,
@@ -100,7 +107,7 @@ export async function startService(
     // Set before the first connection can be accepted; past the limit Node closes new connections at once.
     listening.maxConnections = config.maxConnections;
   }).catch(async (error: unknown) => {
-    await embeddedKernel?.close();
+    await kernel.close();
     throw listenError(error, `${host}:${config.port}`);
   });
   const { port } = server.address() as AddressInfo;
@@ -110,7 +117,8 @@ export async function startService(
       server.close(() => resolve());
       server.closeAllConnections();
     });
-    await embeddedKernel?.close();
+    // After the drain, which needs the kernel.
+    await kernel.close();
   };
   let shuttingDown: Promise<DrainReport> | undefined;
   const shutdown = async (drainMs: number): Promise<DrainReport> => {
@@ -132,7 +140,8 @@ export async function startService(
   return {
     url: `http://${host}:${port}`,
     kernelUrl,
-    embeddedKernel,
+    embeddedKernel: kernel.embedded,
+    kernelProcess: kernel.process,
     close,
     shutdown({ drainMs = config.drainS * 1000 } = {}) {
       if (shuttingDown && drainMs === 0) runs.endWindowNow();

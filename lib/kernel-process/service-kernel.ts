@@ -1,0 +1,63 @@
+/**
+ * The kernel a service talks to, in one of three ways: a URL it was given
+ * (`IAC_CODE_AGUI_A2A_URL`), a command it runs and supervises
+ * (`IAC_CODE_AGUI_KERNEL_COMMAND`, see `supervisor.ts`), or, with neither,
+ * the embedded demo kernel in its own process.
+ */
+import { DEFAULT_KERNEL_START_TIMEOUT_S, type Config } from "../config.js";
+import { startReplayKernel, type ReplayKernel } from "../kernel/replay-kernel.js";
+import { startKernelProcess, type KernelLog, type KernelProcess, type KernelProcessOptions } from "./supervisor.js";
+
+export interface ServiceKernel {
+  url: string;
+  /** Set when the service started its own demo kernel. */
+  embedded: ReplayKernel | undefined;
+  /** Set when the service runs `IAC_CODE_AGUI_KERNEL_COMMAND`. */
+  process: KernelProcess | undefined;
+  /** Stops what the service started; a kernel at a given URL is not the service's to stop. */
+  close(): Promise<void>;
+}
+
+export type ServiceKernelConfig = Pick<Config, "a2aUrl" | "a2aToken" | "authToken" | "kernelCommand" | "kernelStartTimeoutS">;
+
+export async function startServiceKernel(
+  config: ServiceKernelConfig,
+  {
+    log,
+    env = process.env,
+    supervision = {},
+  }: {
+    /** The service's logger (or one shaped like it). */
+    log: KernelLog;
+    env?: NodeJS.ProcessEnv;
+    /** Tests: the restart policy, the stop grace, events. */
+    supervision?: Pick<KernelProcessOptions, "restart" | "stopGraceMs" | "onEvent">;
+  },
+): Promise<ServiceKernel> {
+  if (config.kernelCommand !== undefined) {
+    const kernel = await startKernelProcess({
+      ...supervision,
+      argv: config.kernelCommand,
+      env: kernelEnvironment(env),
+      token: config.a2aToken,
+      log,
+      secrets: [config.a2aToken, config.authToken],
+      startTimeoutMs: (config.kernelStartTimeoutS ?? DEFAULT_KERNEL_START_TIMEOUT_S) * 1000,
+    });
+    return { url: kernel.url, embedded: undefined, process: kernel, close: () => kernel.stop() };
+  }
+  if (config.a2aUrl !== undefined) return { url: config.a2aUrl, embedded: undefined, process: undefined, close: async () => {} };
+  const embedded = await startReplayKernel();
+  return { url: embedded.url, embedded, process: undefined, close: () => embedded.close() };
+}
+
+/**
+ * The service's environment, which holds what a kernel needs (PATH, HOME,
+ * its LLM and cloud settings), without the token clients present to the
+ * service: the kernel has no use for it. `IAC_CODE_AGUI_A2A_TOKEN` stays,
+ * as the token this kernel is to expect.
+ */
+function kernelEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { IAC_CODE_AGUI_AUTH_TOKEN: _clientsToken, ...rest } = env;
+  return rest;
+}
