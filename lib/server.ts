@@ -16,6 +16,7 @@ import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import { startServiceKernel } from "./kernel-process/service-kernel.js";
 import type { KernelProcess, KernelProcessOptions } from "./kernel-process/supervisor.js";
+import { readinessChecks } from "./http/probes.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
 
@@ -94,6 +95,12 @@ export async function startService(
     a2a,
     runs,
     store: store ?? new FileThreadStore({ stateDir: config.stateDir }),
+    readiness: readinessChecks({
+      kernelUrl,
+      kernelToken: config.a2aToken,
+      threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
+      draining: () => runs.draining,
+    }),
     log,
     ...(now ? { now } : {}),
     ...(sse ? { sse } : {}),

@@ -7,7 +7,6 @@
  * language; once the stream has started, failures are `RUN_ERROR` events.
  */
 import { randomUUID } from "node:crypto";
-import { PROTOCOL_VERSION } from "@ag-ui/core";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { A2AClient } from "../a2a/client.js";
 import type { Config } from "../config.js";
@@ -25,11 +24,11 @@ import { endStoredExecution } from "../threads/end-execution.js";
 import { ThreadStatusHub } from "../threads/status-hub.js";
 import { ThreadRun } from "../threads/thread-run.js";
 import { validateRunInput } from "../validation.js";
-import { SERVICE_VERSION } from "../version.js";
 import { bearerAuth } from "./auth.js";
 import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
 import { connectRoute } from "./connect-route.js";
+import { probeRoutes, type Readiness } from "./probes.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
@@ -65,6 +64,8 @@ export interface AppDependencies {
   instrument?: RunPorts["instrument"];
   /** The runs in flight, which a shutdown drains (see `server.ts`). */
   runs?: RunRegistry;
+  /** What `/ready` checks (see `probes.ts`); without it only `/health` is served. */
+  readiness?: Readiness;
 }
 
 /** The language of a request whose body may not have passed validation (yet). */
@@ -88,6 +89,7 @@ export function createApp({
   sse = {},
   instrument,
   runs = new RunRegistry(now),
+  readiness,
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -103,6 +105,8 @@ export function createApp({
   // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
   // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
   app.use("/sandbox", sandboxRoute());
+  // Probes come from load balancers, which send no token; they say nothing a token would protect.
+  app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
@@ -110,10 +114,6 @@ export function createApp({
   const grace = new DisconnectGrace(config.disconnectGraceMs);
   const leaving = new LeavingRuns();
   const endExecution = (threadId: string, executionId: string) => endStoredExecution(store, threadId, executionId);
-
-  app.get("/health", (_req, res) => {
-    res.json({ status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION });
-  });
 
   const startRun: RequestHandler = async (req, res) => {
     // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.

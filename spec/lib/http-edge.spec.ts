@@ -38,8 +38,13 @@ describe("the HTTP edge before the stream starts", () => {
     const { status, json } = await postRun(url, "not even json", headers as Record<string, string>);
     expect(status).toBe(401);
     expect(json).toEqual({ error: { code: "UNAUTHORIZED", message: "A valid bearer token is required." } });
-    const health = await fetch(`${url}/health`, { headers: headers as Record<string, string> });
-    expect(health.status).toBe(401);
+    const cancel = await fetch(`${url}/extensions/iac-code/v1/executions/e1/cancel`, {
+      method: "POST",
+      headers: headers as Record<string, string>,
+    });
+    expect(cancel.status).toBe(401);
+    // The probes are for load balancers, which send no token (see http-probes.spec.ts).
+    expect((await fetch(`${url}/health`, { headers: headers as Record<string, string> })).status).toBe(200);
   });
 
   it("refuses a body that is not application/json with 415", async () => {

@@ -139,7 +139,9 @@ describe("the sandbox route behind a bearer token", () => {
     const refused = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.any(String) } });
-    expect((await fetch(`${harness.service.url}/sandbox/../health`)).status).toBe(401);
+    expect((await fetch(`${harness.service.url}/sandbox/../extensions/iac-code/v1/executions/e1/cancel`, { method: "POST" })).status).toBe(
+      401,
+    );
   });
 });
 

@@ -1,0 +1,111 @@
+/**
+ * What load balancers and orchestrators probe, without a token (they send
+ * none) but, like every route, only for a Host that names the service (see
+ * `origin-guard.ts`, which runs first):
+ * - `GET /health`: the process serves HTTP (R-HTTP-1). Protocol and version
+ *   facts only: no URL, path, token or setting.
+ * - `GET /ready`: it can take runs now: the kernel answers its agent card,
+ *   a file can be written where thread state lives, and no shutdown is under
+ *   way. 200 `{ready: true, kernel: "ok", stateDir: "ok"}`, else 503 with
+ *   the check that failed (`"failed"`) and `draining: true` during a
+ *   shutdown.
+ * Each check runs at most once a second, however many probes ask, and
+ * within a second of wall time, so a probe every few seconds costs nothing.
+ */
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, unlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PROTOCOL_VERSION } from "@ag-ui/core";
+import { Router } from "express";
+import { kernelAnswers } from "../kernel-process/agent-card.js";
+import { SERVICE_VERSION } from "../version.js";
+
+/** How long a check's answer is reused. */
+export const PROBE_CACHE_MS = 1000;
+/** How long the kernel has to answer its agent card for `/ready`. */
+export const KERNEL_PROBE_TIMEOUT_MS = 1000;
+
+export interface Readiness {
+  /** Whether the kernel answers now. */
+  kernel(): Promise<boolean>;
+  /** Whether thread state can be written now. */
+  stateDir(): Promise<boolean>;
+  /** Whether a shutdown has begun (new runs are refused). */
+  draining(): boolean;
+}
+
+export interface ReadinessOptions {
+  kernelUrl: string;
+  /** The kernel's token, sent as on every kernel call. */
+  kernelToken?: string | undefined;
+  /** The directory thread files are written to (the store's `threadsDir`). */
+  threadsDir: string;
+  draining: () => boolean;
+  now?: () => number;
+}
+
+export function readinessChecks({ kernelUrl, kernelToken, threadsDir, draining, now = Date.now }: ReadinessOptions): Readiness {
+  return {
+    kernel: cachedCheck(() => kernelAnswers(kernelUrl, { timeoutMs: KERNEL_PROBE_TIMEOUT_MS, token: kernelToken }), now),
+    stateDir: cachedCheck(() => canWriteIn(threadsDir), now),
+    draining,
+  };
+}
+
+/**
+ * A check whose answer is shared: callers within `ttlMs` of the last
+ * answer get it, and callers while it runs wait for the same run.
+ */
+export function cachedCheck(check: () => Promise<boolean>, now: () => number = Date.now, ttlMs = PROBE_CACHE_MS): () => Promise<boolean> {
+  let last: { answer: Promise<boolean>; at: number } | undefined;
+  return () => {
+    if (last === undefined || now() - last.at >= ttlMs) {
+      const answer = check().catch(() => false);
+      const entry = { answer, at: now() };
+      last = entry;
+      // Counted from the answer, not the question, so a slow check is not run again at once.
+      void answer.then(() => (entry.at = now()));
+    }
+    return last.answer;
+  };
+}
+
+/**
+ * A real write where the store writes: the directory made as the store
+ * makes it (0700, a real directory, not a symlink), a probe file created
+ * and removed. Its name holds `~` and does not end in `.json`, so it can
+ * never be read as a thread's state (see `thread-file-stem.ts`).
+ */
+async function canWriteIn(dir: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (!(await lstat(dir)).isDirectory()) return false;
+    const probe = path.join(dir, `~ready-${process.pid}-${randomBytes(8).toString("hex")}.probe`);
+    await writeFile(probe, "", { flag: "wx", mode: 0o600 });
+    await unlink(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const HEALTH = { status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION };
+
+/** `/health`, and `/ready` when the service gives it its checks. */
+export function probeRoutes(readiness: Readiness | undefined): Router {
+  const router = Router();
+  router.get("/health", (_req, res) => {
+    res.json(HEALTH);
+  });
+  if (readiness === undefined) return router;
+  router.get("/ready", async (_req, res) => {
+    const [kernel, stateDir] = await Promise.all([readiness.kernel(), readiness.stateDir()]);
+    const draining = readiness.draining();
+    const ready = kernel && stateDir && !draining;
+    res
+      .status(ready ? 200 : 503)
+      .set("Cache-Control", "no-store")
+      .json({ ready, kernel: kernel ? "ok" : "failed", stateDir: stateDir ? "ok" : "failed", ...(draining ? { draining } : {}) });
+  });
+  return router;
+}
