@@ -18,18 +18,18 @@
 import { randomUUID } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
-import { finalize, from, tap, type Observable } from "rxjs";
-import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import { from, type Observable } from "rxjs";
 import { messagesSnapshot } from "../a2a/history-messages.js";
 import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
-import { errorFields, type Logger } from "../log.js";
+import { errorFields } from "../log.js";
 import { isJsonObject } from "../model/json.js";
 import { initialThreadStatus } from "../model/thread-status.js";
 import type { RunA2A } from "../run.js";
 import type { SseItem } from "../run-pipeline.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import type { DisconnectGrace } from "../threads/disconnect-grace.js";
+import { watchWithinGrace } from "../threads/watch-within-grace.js";
 import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
@@ -85,27 +85,6 @@ export function connectRoute({
 }: ConnectRouteDependencies): express.Router {
   const router = express.Router();
 
-  /** Ends, once the attached client leaves, the wait of a grace window it claimed; ends the execution if it saw it settle. */
-  function releaseGraceAfter(events$: Observable<SseItem>, threadId: string, executionId: string, log: Logger): Observable<SseItem> {
-    let settled = false;
-    return events$.pipe(
-      // A pause seen only by an observer was never stored, so nobody could answer it: that is no settled end.
-      tap(
-        (item) =>
-          (settled ||=
-            item !== HEARTBEAT &&
-            ((item.type === EventType.RUN_FINISHED && item.outcome?.type !== "interrupt") || item.type === EventType.RUN_ERROR)),
-      ),
-      finalize(() => {
-        grace.unclaim(executionId, settled);
-        if (settled)
-          void endExecution(threadId, executionId).catch((error: unknown) =>
-            log.warn(errorFields(error), "ending the execution an attached client saw settle failed"),
-          );
-      }),
-    );
-  }
-
   const connect: RequestHandler<{ threadId: string }> = async (req, res) => {
     const { threadId } = req.params;
     const body: unknown = req.body;
@@ -126,8 +105,9 @@ export function connectRoute({
         { state, runId, afterSequence: execution.pipelineSequence, language: languageOf(req) },
         { a2a: readThrough(gate, a2a), hub, heartbeatMs, log: requestLog(res) },
       );
-      if (execution.taskId !== null && grace.claim(execution.executionId))
-        events$ = releaseGraceAfter(events$, threadId, execution.executionId, log);
+      // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
+      if (execution.taskId !== null)
+        events$ = watchWithinGrace(events$, { threadId, executionId: execution.executionId, grace, endExecution, log });
     }
     pipeToSse(
       events$,

@@ -8,11 +8,9 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { EventType } from "@ag-ui/core";
 import express, { type RequestHandler } from "express";
-import { finalize, tap } from "rxjs";
-import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { DisconnectGrace } from "../threads/disconnect-grace.js";
+import { watchWithinGrace } from "../threads/watch-within-grace.js";
 import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
 import { errorFields } from "../log.js";
@@ -91,26 +89,7 @@ export function subscribeRoute({
     );
     // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).
     const { executionId } = execution;
-    const run$ = grace.claim(executionId) ? releaseGraceAfter(observed$, executionId) : observed$;
-    function releaseGraceAfter(events$: typeof observed$, id: string) {
-      let settled = false;
-      return events$.pipe(
-        // A pause seen only by an observer was never stored, so nobody could answer it: that is no settled end.
-        tap(
-          (item) =>
-            (settled ||=
-              item !== HEARTBEAT &&
-              ((item.type === EventType.RUN_FINISHED && item.outcome?.type !== "interrupt") || item.type === EventType.RUN_ERROR)),
-        ),
-        finalize(() => {
-          grace.unclaim(id, settled);
-          if (settled)
-            void endExecution(body.threadId, id).catch((error: unknown) =>
-              log.warn(errorFields(error), "ending the execution an observer saw settle failed"),
-            );
-        }),
-      );
-    }
+    const run$ = watchWithinGrace(observed$, { threadId: body.threadId, executionId, grace, endExecution, log });
     const failedOutside = (error: unknown) =>
       log.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, "the observer failed outside its pipeline");
     pipeToSse(run$, res, failedOutside, {
