@@ -43,8 +43,9 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       lines.push(line);
-      const listening = records().at(-1)!;
-      if (/listening on/.test(listening.msg)) resolve(listening.url as string);
+      const record = JSON.parse(line) as ReturnType<ServiceProcess["records"]>[number];
+      // The service's own record names its url; a kernel it runs may log a "listening on" line of its own.
+      if (/listening on/.test(record.msg) && typeof record.url === "string") resolve(record.url);
     });
     void exited.then(({ code, signal }) =>
       reject(new Error(`the service exited (${code ?? signal}) before listening: ${stderr}${lines.join("\n")}`)),
