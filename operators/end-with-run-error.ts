@@ -13,7 +13,8 @@
  *   -#          → -(SE|)      (S: opening)
  */
 import { EventType } from "@ag-ui/core";
-import { catchError, defer, EMPTY, of, tap, type MonoTypeOperatorFunction, type ObservableInput } from "rxjs";
+import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 
 /** Items other than events (the sink's heartbeat) pass too; only events can end a run. */
 const isTerminal = (item: unknown) =>
@@ -22,19 +23,27 @@ const isTerminal = (item: unknown) =>
   "type" in item &&
   (item.type === EventType.RUN_FINISHED || item.type === EventType.RUN_ERROR);
 
+/** One subscriber rather than `tap` and `catchError`: it sits twice on every event of every run. */
 export function endWithRunError<T>(runError: (error: unknown) => T, opening: readonly T[] = []): MonoTypeOperatorFunction<T> {
   return (source) =>
-    defer(() => {
+    new Observable<T>((destination) => {
       let started = false;
       let ended = false;
-      return source.pipe(
-        tap((item) => {
-          started = true;
-          if (isTerminal(item)) ended = true;
-        }),
-        catchError((error: unknown): ObservableInput<T> => {
-          if (ended) return EMPTY;
-          return started ? of(runError(error)) : of(...opening, runError(error));
+      source.subscribe(
+        operate<T, T>({
+          destination,
+          next: (item) => {
+            started = true;
+            if (!ended && isTerminal(item)) ended = true;
+            destination.next(item);
+          },
+          error: (error: unknown) => {
+            if (!ended) {
+              if (!started) for (const item of opening) destination.next(item);
+              destination.next(runError(error));
+            }
+            destination.complete();
+          },
         }),
       );
     });

@@ -1,9 +1,10 @@
 /**
  * Gives each AG-UI event its `timestamp` (whole milliseconds since the
  * epoch, as the 1.0 schema requires) from the run's clock, unless it
- * already has one. One read of the clock and one copy per event: the event
- * an earlier stage made is not changed in place, since a stage may hand the
- * same object to more than one run (a constant opening, a cached error).
+ * already has one. Each event reaching this stage was made for this run by
+ * an earlier stage, so it is stamped in place: a copy per event was a
+ * tenth of the chain's time. An event that cannot be changed (frozen, as a
+ * shared constant would be) is copied instead.
  *
  *   a b  (clock 5, then 6)  →  a{timestamp 5} b{timestamp 6}
  */
@@ -11,5 +12,11 @@ import type { AGUIEvent } from "@ag-ui/core";
 import { map, type MonoTypeOperatorFunction } from "rxjs";
 
 export function stampTime(now: () => number): MonoTypeOperatorFunction<AGUIEvent> {
-  return map((event) => (event.timestamp === undefined ? ({ ...event, timestamp: Math.trunc(now()) } as AGUIEvent) : event));
+  return map((event) => {
+    if (event.timestamp !== undefined) return event;
+    const timestamp = Math.trunc(now());
+    if (!Object.isExtensible(event)) return { ...event, timestamp } as AGUIEvent;
+    event.timestamp = timestamp;
+    return event;
+  });
 }

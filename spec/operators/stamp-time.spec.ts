@@ -4,8 +4,9 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { stampTime } from "../../operators/stamp-time.js";
 import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
-const step: AGUIEvent = { type: EventType.STEP_STARTED, stepName: "plan" };
-const custom: AGUIEvent = { type: EventType.CUSTOM, name: "c", value: 1 };
+// Frozen: the operator stamps events in place, so a shared one must be copied, never changed.
+const step: AGUIEvent = Object.freeze({ type: EventType.STEP_STARTED, stepName: "plan" });
+const custom: AGUIEvent = Object.freeze({ type: EventType.CUSTOM, name: "c", value: 1 });
 const clock = (...times: number[]) => {
   let next = 0;
   return () => times[Math.min(next++, times.length - 1)]!;
@@ -23,14 +24,25 @@ describe("stampTime", () => {
     });
   });
 
-  it("keeps a timestamp an event already has, and leaves the event it was given unchanged", () => {
+  it("keeps a timestamp an event already has, and copies a frozen event rather than change it", () => {
     const stamped: AGUIEvent = { ...step, timestamp: 5 };
     const seen: AGUIEvent[] = [];
     synchronousSource([stamped, custom])
       .source.pipe(stampTime(clock(9)))
       .subscribe((event) => seen.push(event));
     expect(seen).toEqual([stamped, { ...custom, timestamp: 9 }]);
+    expect(seen[0]).toBe(stamped);
     expect(custom).toEqual({ type: EventType.CUSTOM, name: "c", value: 1 });
+  });
+
+  it("stamps an event made for the run in place, without a copy", () => {
+    const made: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "hi" };
+    const seen: AGUIEvent[] = [];
+    synchronousSource([made])
+      .source.pipe(stampTime(clock(7)))
+      .subscribe((event) => seen.push(event));
+    expect(seen[0]).toBe(made);
+    expect(made.timestamp).toBe(7);
   });
 });
 
