@@ -91,6 +91,24 @@ export class A2AClient {
     return parseJson(text);
   }
 
+  /**
+   * `<base>/iac-code/handoff/<op>` (wire contract §10): GET for `capabilities`, else POST of `body` as it is.
+   * The kernel's JSON answer; undefined on 404, a kernel without session handoff. Any other status, or an
+   * answer that is no JSON, is A2A_UNAVAILABLE / A2A_PROTOCOL_ERROR.
+   */
+  async handoff(op: string, body?: unknown): Promise<unknown | undefined> {
+    const base = this.#url.endsWith("/") ? this.#url : `${this.#url}/`;
+    const url = new URL(`iac-code/handoff/${encodeURIComponent(op)}`, base).toString();
+    const init: RequestInit =
+      body === undefined
+        ? { method: "GET", headers: this.#headers("application/json") }
+        : { method: "POST", headers: this.#headers("application/json"), body: JSON.stringify(body) };
+    const { status, text } = await this.#fetch(url, init);
+    if (status === 404) return undefined;
+    if (status < 200 || status >= 300) throw unavailable(new Error(`HTTP ${status}: ${text.slice(0, 200)}`), status);
+    return parseJson(text);
+  }
+
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
     // defer: each subscription is its own POST, with its own request id.
     return defer(() =>

@@ -7,6 +7,7 @@
  * language; once the stream has started, failures are `RUN_ERROR` events.
  */
 import { randomUUID } from "node:crypto";
+import { lastValueFrom } from "rxjs";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { A2AClient } from "../a2a/client.js";
 import type { Config } from "../config.js";
@@ -28,13 +29,14 @@ import { bearerAuth } from "./auth.js";
 import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
 import { connectRoute } from "./connect-route.js";
+import { handoffRoute } from "./handoff-route.js";
 import { probeRoutes, type Readiness } from "./probes.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
 import { logErrorAnswer, noteRequestIds, requestLog, requestLogging } from "./request-log.js";
-import { LeavingRuns, RunRegistry } from "./run-registry.js";
+import { LeavingRuns, RunRegistry, type RunA2AClient } from "./run-registry.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
@@ -115,12 +117,12 @@ export function createApp({
   const leaving = new LeavingRuns();
   const endExecution = (threadId: string, executionId: string) => endStoredExecution(store, threadId, executionId);
 
-  const startRun: RequestHandler = async (req, res) => {
-    // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.
-    // The run's kernel streams are read only while its client keeps up (see `flow-gate.ts`).
-    const gate = new FlowGate();
-    const runA2A = runs.clientFor(readThrough(gate, a2a), runs.enter(res));
-    const input = validateRunInput(req.body, config);
+  /**
+   * A RunAgentInput validated, admitted and set running as `POST /` does, counted and logged under `res`:
+   * its thread (held until the run lets go) and its chain, which runs when subscribed.
+   */
+  const launchRun = async (body: unknown, req: Request, res: Response, runA2A: RunA2AClient, gate?: FlowGate) => {
+    const input = validateRunInput(body, config);
     const language = requestLanguage(req);
     noteRequestIds(res, { threadId: input.threadId, runId: input.runId });
     const runLog = requestLog(res).child({ threadId: input.threadId, runId: input.runId });
@@ -152,12 +154,6 @@ export function createApp({
       },
     });
     activeRuns.set(input.threadId, thread);
-    // A client that left before its run ended (Stop): the next message on the thread may wait for this run to let go.
-    const clientLeft = () => {
-      if (!res.writableFinished && activeRuns.get(input.threadId) === thread) leaving.add(input.threadId, threadReleased);
-    };
-    if (res.closed) clientLeft();
-    else res.once("close", clientLeft);
     const run$ = runAgent(
       { input, language, thread, isResume: admitted.isResume },
       {
@@ -169,9 +165,24 @@ export function createApp({
         grace,
         endExecution,
         instrument,
-        holdReadsDuring: (write) => gate.hold(write),
+        ...(gate === undefined ? {} : { holdReadsDuring: <T>(write: Promise<T>) => gate.hold(write) }),
       },
     );
+    return { input, thread, threadReleased, run$, runLog };
+  };
+
+  const startRun: RequestHandler = async (req, res) => {
+    // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.
+    // The run's kernel streams are read only while its client keeps up (see `flow-gate.ts`).
+    const gate = new FlowGate();
+    const runA2A = runs.clientFor(readThrough(gate, a2a), runs.enter(res));
+    const { input, thread, threadReleased, run$, runLog } = await launchRun(req.body, req, res, runA2A, gate);
+    // A client that left before its run ended (Stop): the next message on the thread may wait for this run to let go.
+    const clientLeft = () => {
+      if (!res.writableFinished && activeRuns.get(input.threadId) === thread) leaving.add(input.threadId, threadReleased);
+    };
+    if (res.closed) clientLeft();
+    else res.once("close", clientLeft);
     // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
     const failedOutside = (error: unknown) =>
       runLog.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, "the run failed outside its pipeline");
@@ -185,6 +196,17 @@ export function createApp({
     });
   };
   app.post("/", runs.refuseWhileDraining, ...jsonBody(MAX_RUN_BODY_BYTES), startRun);
+  app.use(
+    "/iac-code/handoff",
+    handoffRoute({
+      a2a,
+      // The pending input an apply-input delivers: a run like any other, its events read by nobody (see `handoff-route.ts`).
+      runInternally: async (body, req, res) => {
+        const { run$ } = await launchRun(body, req, res, runs.clientFor(a2a, runs.enter(res)));
+        await lastValueFrom(run$, { defaultValue: undefined });
+      },
+    }),
+  );
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use(
     "/extensions/iac-code/v1/executions",

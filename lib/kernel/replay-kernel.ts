@@ -4,7 +4,8 @@
  * The adapter reaches it over HTTP like any other kernel, so the demo and
  * the tests exercise the same client code a production kernel does. Next to
  * the JSON-RPC route it serves the pipeline recovery route
- * (`GET /iac-code/pipeline/state`, `pipeline-state.ts`).
+ * (`GET /iac-code/pipeline/state`, `pipeline-state.ts`) and the session
+ * handoff routes from a fixture (`/iac-code/handoff/<op>`, `handoff-fixture.ts`).
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -15,6 +16,7 @@ import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/serve
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
 import { FixtureErrors } from "./fixture-errors.js";
+import { HANDOFF_PATH, handoffFixtureRoutes, type ReceivedHandoff } from "./handoff-fixture.js";
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
 import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
@@ -23,6 +25,7 @@ import { StreamDrops } from "./stream-drops.js";
 import { HistoryTaskStore, TaskHistory } from "./task-history.js";
 
 export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
+export type { ReceivedHandoff } from "./handoff-fixture.js";
 export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
 
 export interface ReceivedCall {
@@ -59,6 +62,8 @@ export interface ReplayKernel {
   received: ReceivedCall[];
   /** Every request to the pipeline recovery route, in arrival order, including refused ones. */
   recoveries: ReceivedRecovery[];
+  /** Every request to the session handoff routes (`handoff-fixture.ts`), in arrival order, including refused ones. */
+  handoffs: ReceivedHandoff[];
   close(): Promise<void>;
 }
 
@@ -90,6 +95,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   const handler = new ReplayRequestHandler(card, store, executor, errors, pending, history);
   const received: ReceivedCall[] = [];
   const recoveries: ReceivedRecovery[] = [];
+  const handoffs: ReceivedHandoff[] = [];
 
   const app = express();
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
@@ -102,6 +108,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     bearerAuth(options.requireToken, httpUnauthorized),
     pipelineStateRoute(pipeline, pending),
   );
+  app.use(HANDOFF_PATH, handoffFixtureRoutes(handoffs, bearerAuth(options.requireToken, httpUnauthorized), BODY_LIMIT));
   app.post(
     "/",
     express.json({ limit: BODY_LIMIT }),
@@ -126,6 +133,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     url,
     received,
     recoveries,
+    handoffs,
     async close() {
       executor.stopAll();
       // Open streams (a subscription to a parked task stays silent forever)
