@@ -7,7 +7,8 @@
  * without iacCode, and declared client tools accepted and left unused.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import type { RunAgentInput } from "@ag-ui/core";
@@ -19,22 +20,41 @@ import { SCHEMAS_DIR } from "./paths.js";
 import { latestUserMessage } from "./a2a/request-mapping.js";
 import { isJsonObject } from "./model/json.js";
 
-/** `forwardedProps.iacCode`, as `schemas/iac-code-extension.schema.json` admits it. */
+/** An optional field of the extension: omitted, or null as a real client sends it. */
+type Optional<T> = T | null | undefined;
+
+/**
+ * `forwardedProps.iacCode`, as `schemas/iac-code-extension.schema.json` admits it,
+ * but for `cwd`, which validation gives back absolute (`~/…` expanded).
+ */
 export interface IacCodeExtension {
   schemaVersion: 1;
   rosInvocationId: string;
   cwd: string;
-  model?: string;
-  llmApiKey?: string;
-  thinking?: { enabled: boolean; effort?: string; budget?: number };
-  userId?: string;
-  channel?: string;
-  preferredLanguage?: string;
-  candidatePresentation?: "standard" | "rich";
-  runMode?: "normal" | "pipeline";
-  pipelineName?: string;
+  model?: Optional<string>;
+  llmApiKey?: Optional<string>;
+  /** Credentials for the kernel's LLM calls: never logged, digested or persisted. */
+  llmHeaders?: Optional<Record<string, string>>;
+  thinking?: Optional<{ enabled?: boolean; effort?: Optional<string>; budget?: Optional<number> }>;
+  userId?: Optional<string>;
+  channel?: Optional<string>;
+  preferredLanguage?: Optional<string>;
+  candidatePresentation?: Optional<"standard" | "rich">;
+  runMode?: Optional<"normal" | "pipeline">;
+  pipelineName?: Optional<string>;
   cleanupOnly?: boolean;
-  alibabaCloud?: { accessKeyId?: string; accessKeySecret?: string; securityToken?: string; regionId?: string };
+  /** With runMode "pipeline": a guidance run, which steers the thread's running task (see `threads/guidance.ts`). */
+  activeGuidance?: boolean;
+  guidanceId?: Optional<string>;
+  inputDigest?: Optional<string>;
+  /** Accepted as the reference accepts it; nothing here reads it. */
+  executionFence?: Optional<Record<string, unknown>>;
+  alibabaCloud?: Optional<{
+    accessKeyId?: Optional<string>;
+    accessKeySecret?: Optional<string>;
+    securityToken?: Optional<string>;
+    regionId?: Optional<string>;
+  }>;
 }
 
 export type ValidRunInput = Omit<RunAgentInput, "forwardedProps"> & {
@@ -87,8 +107,8 @@ function schemaValidators(): NonNullable<typeof validators> {
 }
 
 /** `detail` says where and what, in params `messageFor` can say in any language (see `i18n/detail.ts`). */
-function invalid(reason: InvalidInputReason | undefined, detail: MessageParams): AguiError {
-  return new AguiError("INVALID_INPUT", reason ? { reason, ...detail } : detail);
+function invalid(reason: InvalidInputReason | undefined, detail: MessageParams, cause?: unknown): AguiError {
+  return new AguiError("INVALID_INPUT", reason ? { reason, ...detail } : detail, cause === undefined ? undefined : { cause });
 }
 
 /** Which part of an image source failed: its type (a URL or file is remote media), its media type, or its data. */
@@ -144,7 +164,7 @@ export function sameWorkspace(a: string, b: string): boolean {
   return a === b || realPathOf(path.resolve(a)) === realPathOf(path.resolve(b));
 }
 
-type WorkspacePhrase = "notAbsolute" | "outsideRoots" | "notDirectory" | "intoProc" | "tooManyLinks";
+type WorkspacePhrase = "notAbsolute" | "outsideRoots" | "notDirectory" | "intoProc" | "tooManyLinks" | "cannotCreate";
 
 class WorkspaceError extends Error {
   constructor(readonly phrase: WorkspacePhrase) {
@@ -158,15 +178,22 @@ const isPerProcess = (absolute: string) => process.platform !== "win32" && (abso
 /** Linux's own limit on the symlinks one lookup follows. */
 const MAX_LINKS = 40;
 
+/** Where a workspace path leads: an existing path, and whether it names a directory still to be created. */
+interface WorkspaceTarget {
+  directory: string;
+  missing: boolean;
+}
+
 /**
  * Where `absolute` leads, one component and one symlink at a time, so that
  * a step into /proc is seen wherever it happens: a whole-path realpath here
  * would resolve `/proc/self/cwd` to this service's directory, while the
- * kernel, resolving the same path, lands in its own. Throws a
- * WorkspaceError saying why when the path leads into /proc, loops, or does
- * not exist.
+ * kernel, resolving the same path, lands in its own. The first missing
+ * component ends the walk: the rest is created as plain names, so it may
+ * not go up (`..`, from a link's target). Throws a WorkspaceError saying
+ * why when the path leads into /proc, loops, or climbs out of what is missing.
  */
-function walkWorkspace(absolute: string): string {
+function walkWorkspace(absolute: string): WorkspaceTarget {
   const { root } = path.parse(absolute);
   const pending = absolute.slice(root.length).split(path.sep);
   let resolved = root;
@@ -181,7 +208,9 @@ function walkWorkspace(absolute: string): string {
     try {
       isLink = lstatSync(next).isSymbolicLink();
     } catch {
-      throw new WorkspaceError("notDirectory");
+      const rest = pending.filter((part) => part !== "" && part !== ".");
+      if (name === ".." || rest.includes("..")) throw new WorkspaceError("notDirectory");
+      return { directory: path.join(next, ...rest), missing: true };
     }
     if (!isLink) {
       resolved = next;
@@ -193,7 +222,7 @@ function walkWorkspace(absolute: string): string {
     if (targetRoot !== "") resolved = targetRoot;
     pending.unshift(...target.slice(targetRoot.length).split(path.sep === "/" ? "/" : /[\\/]/));
   }
-  return resolved;
+  return { directory: resolved, missing: false };
 }
 
 function readLink(link: string): string {
@@ -213,35 +242,61 @@ function isDirectory(absolute: string): boolean {
   }
 }
 
+/** `~` and `~/…` name the service user's home, as the reference adapter reads them; any other cwd is left as sent. */
+export function expandHome(cwd: string): string {
+  if (cwd === "~") return os.homedir();
+  return cwd.startsWith("~/") ? path.join(os.homedir(), cwd.slice(2)) : cwd;
+}
+
 /**
- * Why `cwd` is not a workspace the kernel will find as this service found
- * it (an existing directory inside an allowed root, reached without /proc),
- * as a detail phrase, or undefined when it is one.
+ * Where `cwd` leads when it is a workspace the kernel will find as this
+ * service found it (inside an allowed root, reached without /proc, a
+ * directory or nothing yet), else why not, as a detail phrase.
  */
-function workspacePhrase(cwd: string, allowedCwds: readonly string[]): WorkspacePhrase | undefined {
+function workspaceTarget(cwd: string, allowedCwds: readonly string[]): WorkspaceTarget | WorkspacePhrase {
   if (!path.isAbsolute(cwd)) return "notAbsolute";
   const absolute = path.resolve(cwd);
   const real = realPathOf(absolute);
   if (!allowedCwds.some((root) => isWithin(real, realPathOf(path.resolve(root))))) return "outsideRoots";
-  let directory: string;
+  let target: WorkspaceTarget;
   try {
-    directory = walkWorkspace(absolute);
+    target = walkWorkspace(absolute);
   } catch (problem) {
     if (problem instanceof WorkspaceError) return problem.phrase;
     throw problem;
   }
-  return isDirectory(directory) ? undefined : "notDirectory";
+  return target.missing || isDirectory(target.directory) ? target : "notDirectory";
 }
 
-/** `workspacePhrase` in English, for what `IAC_CODE_AGUI_DEFAULT_CWD` is held to at start. */
+/**
+ * `workspaceTarget`'s problem in English, for what `IAC_CODE_AGUI_DEFAULT_CWD`
+ * is held to at start: there the directory must exist already.
+ */
 export function workspaceProblem(cwd: string, allowedCwds: readonly string[]): string | undefined {
-  const phrase = workspacePhrase(cwd, allowedCwds);
+  const target = workspaceTarget(cwd, allowedCwds);
+  const phrase = typeof target === "string" ? target : target.missing ? "notDirectory" : undefined;
   return phrase === undefined ? undefined : translate(`detail.${phrase}`, DEFAULT_LANGUAGE);
 }
 
-function checkCwd(cwd: string, allowedCwds: readonly string[]): void {
-  const phrase = workspacePhrase(cwd, allowedCwds);
-  if (phrase) throw invalid("forwardedProps", detailParams("/forwardedProps/iacCode/cwd", phrase));
+/** Where the request's cwd leads; refused unless it is a directory or may become one. */
+function checkCwd(cwd: string, allowedCwds: readonly string[]): WorkspaceTarget {
+  const target = workspaceTarget(cwd, allowedCwds);
+  if (typeof target === "string") throw invalid("forwardedProps", detailParams("/forwardedProps/iacCode/cwd", target));
+  return target;
+}
+
+/**
+ * Creates a workspace that does not exist yet, as the reference adapter
+ * does, private to the service user (0700). Another request may create it
+ * first; something else in its place (a file) is refused.
+ */
+function createWorkspace(target: WorkspaceTarget): void {
+  try {
+    mkdirSync(target.directory, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw invalid("forwardedProps", detailParams("/forwardedProps/iacCode/cwd", "cannotCreate"), error);
+  }
+  if (!isDirectory(target.directory)) throw invalid("forwardedProps", detailParams("/forwardedProps/iacCode/cwd", "notDirectory"));
 }
 
 interface InlineImage {
@@ -291,6 +346,14 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   return deepest;
 }
 
+/** The input with its `~` cwd expanded (a copy of the parts on the way); the same input when there is none. */
+function withExpandedCwd(input: ValidRunInput): ValidRunInput {
+  const { iacCode } = input.forwardedProps;
+  const cwd = expandHome(iacCode.cwd);
+  if (cwd === iacCode.cwd) return input;
+  return { ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, cwd } } };
+}
+
 /** The invocation of a thread whose client names none: one per thread, so the thread's resumes name the same. */
 export function invocationIdFor(threadId: string): string {
   return "agui-thread-" + createHash("sha256").update(threadId, "utf8").digest("hex").slice(0, 40);
@@ -330,7 +393,8 @@ function withoutDeclaredTools(body: unknown): unknown {
  * first problem (`params.detail` in English, `at` and `phrase` for any
  * language; never a submitted value).
  * The body is returned as is, not copied or normalised, but for the iacCode
- * a default cwd gives it.
+ * a default cwd gives it and a `~/…` cwd, given back expanded. A cwd that
+ * does not exist yet is created once everything else has passed.
  */
 export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwds" | "defaultCwd" | "clientTools">): ValidRunInput {
   if (jsonDepth(body) > MAX_JSON_DEPTH) throw invalid(undefined, detailParams("/", "tooDeep", { limit: MAX_JSON_DEPTH }));
@@ -341,10 +405,11 @@ export function validateRunInput(body: unknown, config: Pick<Config, "allowedCwd
     const first = envelope.errors?.[0];
     throw first ? invalid(reasonFor(first, judged), schemaErrorDetail(first)) : invalid(undefined, detailParams("/", "invalid"));
   }
-  const input = completed as ValidRunInput;
-  checkCwd(input.forwardedProps.iacCode.cwd, config.allowedCwds);
+  const input = withExpandedCwd(completed as ValidRunInput);
+  const workspace = checkCwd(input.forwardedProps.iacCode.cwd, config.allowedCwds);
   checkImageSizes(input);
   const isResume = (input.resume?.length ?? 0) > 0;
   if (!isResume && !latestUserMessage(input)) throw invalid("userMessage", detailParams("/messages", "userMessageNeeded"));
+  if (workspace.missing) createWorkspace(workspace);
   return input;
 }

@@ -33,7 +33,11 @@ export interface IacCodeMetadata {
   cleanupOnly: boolean;
   rosInvocationId: string;
   preferredLanguage: string;
-  llm_headers: Record<string, string>;
+  /** Only when the client sent headers (an empty object included). */
+  llm_headers?: Record<string, string>;
+  /** A guidance run's (see `threads/guidance.ts`). */
+  guidance_id?: string;
+  input_digest?: string;
   alibaba_cloud_access_key_id?: string;
   alibaba_cloud_access_key_secret?: string;
   alibaba_cloud_security_token?: string;
@@ -108,8 +112,11 @@ export function toUserParts(message: UserMessage): A2aUserPart[] {
   });
 }
 
-function withoutEmpty<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null)) as T;
+/** The record less its undefined and null values: an optional field the client sent as null is not sent on. */
+function withoutEmpty<T extends object>(record: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== null)) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
 }
 
 /** `metadata.iac_code` per the wire contract's table; `language` is the normalised request language. */
@@ -123,9 +130,10 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
     iac_code_api_key: ext.llmApiKey,
     thinking: thinking
       ? withoutEmpty({
-          enabled: thinking.enabled,
-          effort: thinking.effort,
-          budget: thinking.budget !== undefined && thinking.budget > 0 ? thinking.budget : undefined,
+          // The reference reads a thinking object without `enabled` as disabled.
+          enabled: thinking.enabled ?? false,
+          effort: thinking.effort ?? undefined,
+          budget: typeof thinking.budget === "number" && thinking.budget > 0 ? thinking.budget : undefined,
         })
       : undefined,
     user_id: ext.userId,
@@ -136,8 +144,7 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
     cleanupOnly: ext.cleanupOnly === true,
     rosInvocationId: ext.rosInvocationId,
     preferredLanguage: language,
-    // The kernel expects the key even when empty; the extension has no way to set headers.
-    llm_headers: {},
+    llm_headers: ext.llmHeaders ?? undefined,
     alibaba_cloud_access_key_id: cloud?.accessKeyId,
     alibaba_cloud_access_key_secret: cloud?.accessKeySecret,
     alibaba_cloud_security_token: cloud?.securityToken,

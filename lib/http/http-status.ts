@@ -28,6 +28,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   THREAD_BINDING_CONFLICT: 409,
   RESUME_REQUIRED: 409,
   EXECUTION_LOST: 409,
+  /** A guidance run on a thread whose pipeline task is not running (nothing to steer). */
+  NO_RUNNING_TASK: 409,
   STATE_UNAVAILABLE: 503,
   /** The service is shutting down and takes no new run; sent with Retry-After. */
   SERVICE_UNAVAILABLE: 503,

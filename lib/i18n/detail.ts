@@ -36,6 +36,7 @@ export const DETAIL_PHRASES = [
   "notAbsolute",
   "outsideRoots",
   "notDirectory",
+  "cannotCreate",
   "intoProc",
   "tooManyLinks",
   "unpaddedBase64",

@@ -7,7 +7,7 @@
  *
  * The echo is the request less what must not travel back:
  * - the credentials of `forwardedProps.iacCode` (`llmApiKey`, and
- *   `alibabaCloud.accessKeySecret` and `.securityToken`), as the request
+ *   `llmHeaders`, `alibabaCloud.accessKeySecret` and `.securityToken`), as the request
  *   digest leaves them out (`threads/admission.ts`);
  * - `forwardedProps` keys the service does not know: a generic client's own
  *   props, among which it cannot tell a token from a setting;
@@ -22,7 +22,7 @@ export const MAX_INPUT_ECHO_CHARS = 1024 * 1024;
 
 /** The request as `RUN_STARTED.input` may show it (see above), or undefined when it is too large to echo. */
 export function inputEcho(input: ValidRunInput): RunAgentInput | undefined {
-  const { llmApiKey: _key, alibabaCloud, ...iacCode } = input.forwardedProps.iacCode;
+  const { llmApiKey: _key, llmHeaders: _headers, alibabaCloud, ...iacCode } = input.forwardedProps.iacCode;
   const cloud = alibabaCloud && {
     ...(alibabaCloud.accessKeyId === undefined ? {} : { accessKeyId: alibabaCloud.accessKeyId }),
     ...(alibabaCloud.regionId === undefined ? {} : { regionId: alibabaCloud.regionId }),

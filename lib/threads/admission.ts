@@ -45,11 +45,11 @@ export interface AdmissionDependencies extends OrphanDependencies {
 
 /**
  * What makes two requests "the same" for DUPLICATE_RUN_ID: the whole body
- * but its credentials, which must not reach the disk even as a digest and do
- * not change what was asked.
+ * but its credentials (the LLM key and headers, the cloud secrets), which
+ * must not reach the disk even as a digest and do not change what was asked.
  */
 export function requestDigest(input: ValidRunInput): string {
-  const { llmApiKey: _key, alibabaCloud, ...iacCode } = input.forwardedProps.iacCode;
+  const { llmApiKey: _key, llmHeaders: _headers, alibabaCloud, ...iacCode } = input.forwardedProps.iacCode;
   const cloud = alibabaCloud ? { accessKeyId: alibabaCloud.accessKeyId, regionId: alibabaCloud.regionId } : undefined;
   return canonicalDigest({ ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, alibabaCloud: cloud } } });
 }

@@ -68,7 +68,6 @@ describe("what the service sends the kernel", () => {
             cleanupOnly: false,
             rosInvocationId: "ros-1",
             preferredLanguage: "ja",
-            llm_headers: {},
             alibaba_cloud_access_key_id: "AK",
             alibaba_cloud_access_key_secret: "SK",
             alibaba_cloud_security_token: "STS",

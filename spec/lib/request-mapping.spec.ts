@@ -95,6 +95,7 @@ describe("iacCodeMetadata", () => {
       cwd: "/work/a/../project",
       model: "  qwen-max  ",
       llmApiKey: "sk-secret",
+      llmHeaders: { "X-Trace": "t-1" },
       thinking: { enabled: true, effort: "high", budget: 2048 },
       userId: "u-1",
       channel: "console",
@@ -118,7 +119,7 @@ describe("iacCodeMetadata", () => {
       cleanupOnly: true,
       rosInvocationId: "ros-9",
       preferredLanguage: "ja",
-      llm_headers: {},
+      llm_headers: { "X-Trace": "t-1" },
       alibaba_cloud_access_key_id: "AK",
       alibaba_cloud_access_key_secret: "SK",
       alibaba_cloud_security_token: "STS",
@@ -126,14 +127,28 @@ describe("iacCodeMetadata", () => {
     });
   });
 
-  it("drops what was not sent, and always has cleanupOnly, preferredLanguage and llm_headers", () => {
+  it("drops what was not sent, and always has cleanupOnly and preferredLanguage; llm_headers only when sent", () => {
     const metadata = iacCodeMetadata(minimalExtension, "en");
     expect(metadata).toStrictEqual({
       cwd: "/work/project",
       cleanupOnly: false,
       rosInvocationId: "ros-1",
       preferredLanguage: "en",
-      llm_headers: {},
+    });
+    expect(iacCodeMetadata({ ...minimalExtension, llmHeaders: {} }, "en").llm_headers).toStrictEqual({});
+  });
+
+  it("sends nothing for an optional value sent as null, and reads thinking without enabled as disabled", () => {
+    const metadata = iacCodeMetadata(
+      { ...minimalExtension, model: null, llmHeaders: null, userId: null, runMode: null, thinking: { effort: "low", budget: null } },
+      "en",
+    );
+    expect(metadata).toStrictEqual({
+      cwd: "/work/project",
+      cleanupOnly: false,
+      rosInvocationId: "ros-1",
+      preferredLanguage: "en",
+      thinking: { enabled: false, effort: "low" },
     });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, beforeAll, afterAll } from "@jest/globals";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { AguiError } from "../../lib/errors.js";
@@ -190,10 +190,34 @@ describe("validateRunInput: forwardedProps.iacCode (R-EXT)", () => {
     expect(() => validateRunInput(input, config)).not.toThrow();
   });
 
+  it("accepts what the reference's real client sends: LLM headers, guidance fields, an execution fence", () => {
+    const input = withIacCode({
+      llmHeaders: { Authorization: "Bearer sk-secret" },
+      activeGuidance: true,
+      runMode: "pipeline",
+      guidanceId: "g-1",
+      inputDigest: "d-1",
+      executionFence: { version: "session-handoff-v1", owner: "agui" },
+    });
+    expect(() => validateRunInput(input, config)).not.toThrow();
+  });
+
   it("rejects an unknown key, naming the key but not its value", () => {
-    const error = expectRejected(withIacCode({ llmHeaders: { Authorization: "Bearer sk-secret" } }), "forwardedProps");
-    expect(error.params.detail).toContain("llmHeaders");
+    const error = expectRejected(withIacCode({ llmSecrets: { Authorization: "Bearer sk-secret" } }), "forwardedProps");
+    expect(error.params.detail).toContain("llmSecrets");
     expect(error.params.detail).not.toContain("sk-secret");
+  });
+
+  it("rejects LLM headers that are not strings, without echoing them", () => {
+    const error = expectRejected(withIacCode({ llmHeaders: { "X-Key": 1234567 } }), "forwardedProps");
+    expect(error.params.detail).not.toContain("1234567");
+  });
+
+  it("requires guidanceId and inputDigest of a guidance run, and refuses empty ones", () => {
+    expectRejected(withIacCode({ activeGuidance: true, runMode: "pipeline", inputDigest: "d-1" }), "forwardedProps");
+    expectRejected(withIacCode({ activeGuidance: true, runMode: "pipeline", guidanceId: "g-1", inputDigest: null }), "forwardedProps");
+    expectRejected(withIacCode({ guidanceId: "" }), "forwardedProps");
+    expectRejected(withIacCode({ activeGuidance: "yes" }), "forwardedProps");
   });
 
   it("rejects unknown keys in nested objects", () => {
@@ -224,11 +248,34 @@ describe("validateRunInput: forwardedProps.iacCode (R-EXT)", () => {
     expectRejected(withIacCode({ cleanupOnly: "yes" }), "forwardedProps");
     expectRejected(withIacCode({ thinking: { enabled: true, budget: 0 } }), "forwardedProps");
     expectRejected(withIacCode({ thinking: { enabled: true, budget: 1.5 } }), "forwardedProps");
-    expectRejected(withIacCode({ thinking: { effort: "high" } }), "forwardedProps");
+    expectRejected(withIacCode({ thinking: { enabled: null } }), "forwardedProps");
+    expect(() => validateRunInput(withIacCode({ thinking: { effort: "high" } }), config)).not.toThrow();
   });
 
-  it("rejects null for an optional field: AG-UI omits what it does not send", () => {
-    expectRejected(withIacCode({ model: null }), "forwardedProps");
+  it("accepts null for every optional value, as the reference does, but not for a required one or a flag", () => {
+    const input = withIacCode({
+      model: null,
+      llmApiKey: null,
+      llmHeaders: null,
+      thinking: null,
+      userId: null,
+      channel: null,
+      preferredLanguage: null,
+      candidatePresentation: null,
+      runMode: null,
+      pipelineName: null,
+      guidanceId: null,
+      inputDigest: null,
+      executionFence: null,
+      alibabaCloud: null,
+    });
+    expect(() => validateRunInput(input, config)).not.toThrow();
+    expect(() => validateRunInput(withIacCode({ thinking: { effort: null, budget: null } }), config)).not.toThrow();
+    expect(() => validateRunInput(withIacCode({ alibabaCloud: { accessKeyId: null, regionId: null } }), config)).not.toThrow();
+    expectRejected(withIacCode({ rosInvocationId: null }), "forwardedProps");
+    expectRejected(withIacCode({ cwd: null }), "forwardedProps");
+    expectRejected(withIacCode({ cleanupOnly: null }), "forwardedProps");
+    expectRejected(withIacCode({ activeGuidance: null }), "forwardedProps");
   });
 });
 
@@ -238,10 +285,40 @@ describe("validateRunInput: cwd (R-EXT-3)", () => {
     expect(error.params.detail).toContain("cwd");
   });
 
-  it("accepts an allowed root itself, and refuses a directory below it that does not exist (yet)", () => {
+  it("accepts an allowed root itself, and creates a directory below it that does not exist yet, private (0700)", () => {
     expect(() => validateRunInput(withIacCode({ cwd: root }), config)).not.toThrow();
-    const error = expectRejected(withIacCode({ cwd: path.join(root, "new", "deeper") }), "forwardedProps");
-    expect(error.params.detail).toContain("is not an existing directory");
+    const created = path.join(root, "new", "deeper");
+    expect(() => validateRunInput(withIacCode({ cwd: created }), config)).not.toThrow();
+    expect(statSync(created).isDirectory()).toBe(true);
+    expect(statSync(created).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(root, "new")).mode & 0o777).toBe(0o700);
+  });
+
+  it("creates nothing for a request refused for another reason", () => {
+    const never = path.join(root, "never-created");
+    expectRejected({ ...withIacCode({ cwd: never }), messages: [] }, "userMessage");
+    expect(() => statSync(never)).toThrow();
+  });
+
+  it("refuses a cwd that exists and is not a directory, and one below a file", () => {
+    const file = path.join(root, "a-file");
+    writeFileSync(file, "x");
+    expect(expectRejected(withIacCode({ cwd: file }), "forwardedProps").params.detail).toContain("is not an existing directory");
+    expectRejected(withIacCode({ cwd: path.join(file, "below") }), "forwardedProps");
+  });
+
+  it("refuses a missing path that climbs back out through a link's `..`", () => {
+    const link = path.join(root, "climbing-link");
+    symlinkSync("missing/../../..", link);
+    expectRejected(withIacCode({ cwd: link }), "forwardedProps");
+  });
+
+  it("expands `~/…` to the service user's home, then holds it to the allowed roots", () => {
+    const home = os.homedir();
+    const inHome = validateRunInput(withIacCode({ cwd: "~" }), { allowedCwds: [home] });
+    expect(inHome.forwardedProps.iacCode.cwd).toBe(home);
+    expectRejected(withIacCode({ cwd: "~/somewhere" }), "forwardedProps");
+    expectRejected(withIacCode({ cwd: "~other/x" }), "forwardedProps");
   });
 
   it("rejects a cwd outside every allowed root", () => {
@@ -340,6 +417,11 @@ describe("iac-code extension schema", () => {
       runMode: true,
       pipelineName: true,
       cleanupOnly: true,
+      llmHeaders: true,
+      activeGuidance: true,
+      guidanceId: true,
+      inputDigest: true,
+      executionFence: true,
       alibabaCloud: true,
     } satisfies Record<keyof IacCodeExtension, true>;
     const schema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, "iac-code-extension.schema.json"), "utf8"));
