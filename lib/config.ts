@@ -59,6 +59,8 @@ export interface Config {
   kernelStartTimeoutS?: number | undefined;
   /** The least severe log records written (see `log.ts`); default `info`. */
   logLevel?: LogLevel | undefined;
+  /** Kernel calls other than open streams, in seconds; unset, `DEFAULT_KERNEL_REQUEST_TIMEOUT_S` (an hour: a restore is slow). */
+  kernelRequestTimeoutS?: number | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
@@ -89,6 +91,7 @@ const SETTINGS = {
   kernelCommand: "IAC_CODE_AGUI_KERNEL_COMMAND",
   kernelStartTimeoutS: "IAC_CODE_AGUI_KERNEL_START_TIMEOUT_S",
   logLevel: "IAC_CODE_AGUI_LOG_LEVEL",
+  kernelRequestTimeoutS: "IAC_CODE_AGUI_KERNEL_REQUEST_TIMEOUT_S",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -293,5 +296,6 @@ export function loadConfig(
     // Unset stays unset, as for the other optional settings; the service applies DEFAULT_KERNEL_START_TIMEOUT_S.
     kernelStartTimeoutS: optionalInteger(SETTINGS.kernelStartTimeoutS, read("kernelStartTimeoutS"), 1),
     logLevel: logLevel(read("logLevel")),
+    kernelRequestTimeoutS: optionalInteger(SETTINGS.kernelRequestTimeoutS, read("kernelRequestTimeoutS"), 1),
   };
 }

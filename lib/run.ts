@@ -33,7 +33,14 @@ import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
 export type { SseItem } from "./run-pipeline.js";
 export type RunA2A = Pick<
   A2AClient,
-  "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState" | "listTasks"
+  | "sendStreamingMessage"
+  | "sendMessage"
+  | "subscribeToTask"
+  | "getTask"
+  | "cancelTask"
+  | "getPipelineState"
+  | "listTasks"
+  | "ensureRestored"
 >;
 
 export interface RunDependencies {

@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
+import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
@@ -82,6 +83,7 @@ export async function startService(
       ...(config.a2aToken ? { token: config.a2aToken } : {}),
       maxRecordBytes: config.maxKernelRecordBytes,
       maxResponseBytes: config.maxKernelResponseBytes,
+      requestTimeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
     }),
     config.recordDir,
     {

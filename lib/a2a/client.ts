@@ -109,6 +109,29 @@ export class A2AClient {
     return parseJson(text);
   }
 
+  /**
+   * `POST <base>/iac-code/session/ensure-restored` (contract §5): asks the
+   * kernel to bring a session back before a resume. 200 is `current` or
+   * `restored`; 404 is `lost` (the kernel has no such session); a 409 whose
+   * `error.code` is SESSION_BACKUP_NOT_READY throws that code (retryable).
+   * Any other status is A2A_UNAVAILABLE.
+   */
+  async ensureRestored(request: EnsureRestoredRequest): Promise<RestoreStatus> {
+    const base = this.#url.endsWith("/") ? this.#url : `${this.#url}/`;
+    const url = new URL("iac-code/session/ensure-restored", base).toString();
+    const { status, text } = await this.#fetch(url, {
+      method: "POST",
+      headers: this.#headers("application/json"),
+      body: JSON.stringify(request),
+    });
+    if (status === 404) return "lost";
+    if (status === 409 && backupNotReady(text)) throw new AguiError("SESSION_BACKUP_NOT_READY");
+    if (status < 200 || status >= 300) throw unavailable(new Error(`HTTP ${status}: ${text.slice(0, 200)}`), status);
+    const answer = parseJson(text);
+    const said = typeof answer === "object" && answer !== null ? (answer as { status?: unknown }).status : undefined;
+    return said === "restored" ? "restored" : "current";
+  }
+
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
     // defer: each subscription is its own POST, with its own request id.
     return defer(() =>
@@ -150,6 +173,25 @@ export class A2AClient {
       Accept: accept,
       ...(this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` }),
     };
+  }
+}
+
+/** What `ensureRestored` sends: the thread's workspace and kernel session, and the task when known. */
+export interface EnsureRestoredRequest {
+  cwd: string;
+  sessionId: string;
+  taskId?: string;
+}
+
+/** `current`: the kernel had the session; `restored`: it brought it back; `lost`: it has none to bring back. */
+export type RestoreStatus = "current" | "restored" | "lost";
+
+function backupNotReady(text: string): boolean {
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown } };
+    return body.error?.code === "SESSION_BACKUP_NOT_READY";
+  } catch {
+    return false;
   }
 }
 

@@ -5,10 +5,14 @@
  */
 
 /**
- * Unary calls, and a stream until its response has started. A stream that
- * has started has no time limit: a task may think for a long time.
+ * Unary calls, and a stream until its response has started
+ * (`IAC_CODE_AGUI_KERNEL_REQUEST_TIMEOUT_S`). A stream that has started has
+ * no time limit: a task may think for a long time. An hour, as the
+ * reference allows: a kernel restoring a session from its backup before a
+ * resume (`ensure-restored`) may take minutes, and must not be cut off.
  */
-export const DEFAULT_KERNEL_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_KERNEL_REQUEST_TIMEOUT_S = 3600;
+export const DEFAULT_KERNEL_REQUEST_TIMEOUT_MS = DEFAULT_KERNEL_REQUEST_TIMEOUT_S * 1000;
 
 /**
  * One SSE record of a kernel stream (`IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES`).

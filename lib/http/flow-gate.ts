@@ -84,5 +84,6 @@ export function readThrough(gate: ReadGate, a2a: RunA2A): RunA2A {
     cancelTask: (taskId) => a2a.cancelTask(taskId),
     getPipelineState: (taskId, afterSequence) => a2a.getPipelineState(taskId, afterSequence),
     listTasks: (contextId, pageSize) => a2a.listTasks(contextId, pageSize),
+    ensureRestored: (request) => a2a.ensureRestored(request),
   };
 }

@@ -21,7 +21,14 @@ import { AguiError } from "../errors.js";
 /** The kernel calls a run makes (the run pipeline's `RunA2A`). */
 export type RunA2AClient = Pick<
   A2AClient,
-  "sendStreamingMessage" | "sendMessage" | "subscribeToTask" | "getTask" | "cancelTask" | "getPipelineState" | "listTasks"
+  | "sendStreamingMessage"
+  | "sendMessage"
+  | "subscribeToTask"
+  | "getTask"
+  | "cancelTask"
+  | "getPipelineState"
+  | "listTasks"
+  | "ensureRestored"
 >;
 
 export interface DrainReport {
@@ -107,6 +114,7 @@ export class RunRegistry {
       sendMessage: (...args: Parameters<Client["sendMessage"]>) => rejectOnStop(stop, () => a2a.sendMessage(...args)),
       getTask: (...args: Parameters<Client["getTask"]>) => rejectOnStop(stop, () => a2a.getTask(...args)),
       getPipelineState: (...args: Parameters<Client["getPipelineState"]>) => rejectOnStop(stop, () => a2a.getPipelineState(...args)),
+      ensureRestored: (...args: Parameters<Client["ensureRestored"]>) => rejectOnStop(stop, () => a2a.ensureRestored(...args)),
       cancelTask: (...args: Parameters<Client["cancelTask"]>) => this.#track(a2a.cancelTask(...args)),
       listTasks: (...args: Parameters<Client["listTasks"]>) => this.#track(a2a.listTasks(...args)),
     };

@@ -19,6 +19,7 @@ import { FixtureErrors } from "./fixture-errors.js";
 import { HANDOFF_PATH, handoffFixtureRoutes, type ReceivedHandoff } from "./handoff-fixture.js";
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
+import { ENSURE_RESTORED_PATH, ensureRestoredRoute, type ReceivedRestore } from "./session-restore.js";
 import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
 import { ReplayRequestHandler } from "./replay-request-handler.js";
 import { StreamDrops } from "./stream-drops.js";
@@ -27,6 +28,7 @@ import { HistoryTaskStore, TaskHistory } from "./task-history.js";
 export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
 export type { ReceivedHandoff } from "./handoff-fixture.js";
 export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
+export type { ReceivedRestore } from "./session-restore.js";
 
 export interface ReceivedCall {
   method: string;
@@ -62,6 +64,8 @@ export interface ReplayKernel {
   received: ReceivedCall[];
   /** Every request to the pipeline recovery route, in arrival order, including refused ones. */
   recoveries: ReceivedRecovery[];
+  /** Every request to the cold-resume preflight (`session-restore.ts`), in arrival order, including refused ones. */
+  restores: ReceivedRestore[];
   /** Every request to the session handoff routes (`handoff-fixture.ts`), in arrival order, including refused ones. */
   handoffs: ReceivedHandoff[];
   close(): Promise<void>;
@@ -95,6 +99,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   const handler = new ReplayRequestHandler(card, store, executor, errors, pending, history);
   const received: ReceivedCall[] = [];
   const recoveries: ReceivedRecovery[] = [];
+  const restores: ReceivedRestore[] = [];
   const handoffs: ReceivedHandoff[] = [];
 
   const app = express();
@@ -108,6 +113,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     bearerAuth(options.requireToken, httpUnauthorized),
     pipelineStateRoute(pipeline, pending),
   );
+  app.post(ENSURE_RESTORED_PATH, ...ensureRestoredRoute(restores, bearerAuth(options.requireToken, httpUnauthorized)));
   app.use(HANDOFF_PATH, handoffFixtureRoutes(handoffs, bearerAuth(options.requireToken, httpUnauthorized), BODY_LIMIT));
   app.post(
     "/",
@@ -133,6 +139,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     url,
     received,
     recoveries,
+    restores,
     handoffs,
     async close() {
       executor.stopAll();
