@@ -14,6 +14,7 @@
 import type { ResumeEntry } from "@ag-ui/core";
 import { concat, concatMap, defer, EMPTY, from, mergeMap, Observable, of } from "rxjs";
 import { iacCodeMetadata } from "../a2a/request-mapping.js";
+import type { KernelInput } from "../model/kernel-signal.js";
 import { rpcErrorOf } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
@@ -55,10 +56,22 @@ interface Answer {
   delivery: Exclude<AnswerDelivery, { call: "cancel" }>;
 }
 
+/** The kernel waits on inputs the thread has not announced yet: they are announced, and nothing is sent. */
+interface FreshInputs {
+  fresh: KernelInput[];
+}
+
 export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
   return defer(() => from(prepare(context))).pipe(
     mergeMap((prepared) =>
-      prepared instanceof AguiError ? of(settled(prepared)) : concat(missedPipelineEvents(context), deliver(context, prepared)),
+      prepared instanceof AguiError
+        ? of(settled(prepared))
+        : "fresh" in prepared
+          ? concat(
+              missedPipelineEvents(context),
+              of<KernelSignal>({ kind: "run-end", error: undefined, kernelSettled: true, inputs: prepared.fresh }),
+            )
+          : concat(missedPipelineEvents(context), deliver(context, prepared)),
     ),
   );
 }
@@ -71,14 +84,19 @@ function missedPipelineEvents({ input, thread, a2a }: ResumeContext): Observable
 }
 
 /** Everything that can refuse the resume before an answer leaves: the answers to send, or why not. */
-async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answer[] | AguiError> {
-  const entries: ResumeEntry[] = input.resume ?? [];
+async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answer[] | FreshInputs | AguiError> {
+  const listed: ResumeEntry[] = input.resume ?? [];
   const { execution } = thread.state;
   const taskId = execution.taskId;
   const appliedDigest = (interruptId: string) =>
     thread.state.appliedResumeDigests.find(
       (applied) => applied.executionId === execution.executionId && applied.interruptId === interruptId,
     )?.digest;
+  // A retry may repeat an answer the kernel accepted already: the same answer is skipped, the others go on.
+  const alreadyAccepted = (entry: ResumeEntry) =>
+    !Object.hasOwn(execution.pending, entry.interruptId) && appliedDigest(entry.interruptId) === resumeDigest(entry);
+  const skipped = listed.filter(alreadyAccepted);
+  const entries = skipped.length > 0 && skipped.length < listed.length ? listed.filter((entry) => !alreadyAccepted(entry)) : listed;
 
   if (taskId === null || Object.keys(execution.pending).length === 0) {
     const stored = entries.map((entry) => appliedDigest(entry.interruptId));
@@ -94,9 +112,15 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
     return new AguiError("EXECUTION_EXPIRED");
   }
   try {
+    await ensureSessionRestored(thread, a2a, taskId);
+    const waitingOn = await confirmParkedTask(thread, a2a, taskId);
+    const fresh = waitingOn.filter(({ projection }) => {
+      const id = projection.inputId;
+      return typeof id === "string" && !Object.hasOwn(execution.pending, id) && appliedDigest(id) === undefined;
+    });
+    if (fresh.length > 0) return { fresh };
     const ordered = checkResumeEntries(execution.pending, entries, appliedDigest);
     const answers = ordered.map((entry) => ({ entry, answer: validateAnswer(execution.pending[entry.interruptId]!, entry) }));
-    await confirmParkedTask(thread, a2a, taskId);
 
     const permissions = answers.filter(({ entry }) => execution.pending[entry.interruptId]!.value.kind === "permission");
     const sideband = permissions.length > 0 && permissions.every(({ entry }) => execution.pending[entry.interruptId]!.sideband);
@@ -125,11 +149,33 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
   }
 }
 
-/** The task must still be this thread's, and still waiting: a task the kernel lost or finished cannot be resumed. */
-async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
-  let task: JsonObject;
+/**
+ * The cold-resume preflight (contract §5): a kernel that restarted brings
+ * the session back from its backup before anything else is asked of it. A
+ * session it has no backup of is lost; one whose backup is still syncing
+ * throws SESSION_BACKUP_NOT_READY with the interrupts kept, to be retried.
+ * Without a session id (the kernel never named one) there is nothing to ask.
+ */
+async function ensureSessionRestored(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
+  const sessionId = thread.state.iacCodeSessionId;
+  if (!sessionId) return;
+  const status = await a2a.ensureRestored({ cwd: thread.state.cwd, sessionId, taskId });
+  if (status === "lost") {
+    await thread.end();
+    throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
+  }
+}
+
+/**
+ * The task must still be this thread's, and still waiting: a task the kernel
+ * lost or finished cannot be resumed. Gives back the inputs it waits on.
+ * Only the kernel saying the task is gone loses it: a kernel out of reach
+ * is A2A_UNAVAILABLE, and the interrupts stay answerable.
+ */
+async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<KernelInput[]> {
+  let update: A2AUpdate;
   try {
-    task = toA2AUpdate(await a2a.getTask(taskId)).body;
+    update = toA2AUpdate(await a2a.getTask(taskId));
   } catch (error) {
     if (error instanceof AguiError && rpcErrorOf(error)?.code === TASK_NOT_FOUND) {
       await thread.end();
@@ -137,6 +183,7 @@ async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string)
     }
     throw error;
   }
+  const task: JsonObject = update.body;
   if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== thread.state.contextId)) {
     throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskMismatch" });
   }
@@ -144,6 +191,9 @@ async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string)
     await thread.end();
     throw new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
   }
+  return signalsOf(update, { newToolId: newToolCallId, findInputs: kernelInputsOf }).flatMap((signal) =>
+    signal.kind === "inputs" ? signal.inputs : [],
+  );
 }
 
 function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSignal> {
