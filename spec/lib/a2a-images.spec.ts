@@ -15,7 +15,7 @@ const exif = { IFD0: { Make: "AguiCam", Artist: MARKER }, IFD3: { GPSLatitudeRef
 
 /** Noise does not compress: what makes an image large in bytes, not only in pixels. */
 const noise = (width: number, height: number, channels: 3 | 4 = 3) =>
-  sharp({ create: { width, height, channels, noise: { type: "gaussian", mean: 128, sigma: 50 } } });
+  sharp({ create: { width, height, channels, background: "#000000", noise: { type: "gaussian", mean: 128, sigma: 50 } } });
 const plain = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 4, background: { r: 30, g: 90, b: 200, alpha: 0.5 } } });
 
