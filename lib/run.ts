@@ -7,7 +7,7 @@
  */
 import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observable, type SchedulerLike } from "rxjs";
 import type { A2AClient } from "./a2a/client.js";
-import { toSendMessageParams } from "./a2a/request-mapping.js";
+import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
 import { kernelInputsOf } from "./interrupts/keep-input.js";
@@ -75,9 +75,11 @@ export interface RunRequest {
   /** The run's hold on its thread, admitted and leased. */
   thread: ThreadRun;
   isResume: boolean;
+  /** A new turn's user message as the kernel receives it (`a2a/images.ts`), made before the stream starts. */
+  userParts?: A2aUserPart[];
 }
 
-export function runAgent({ input, language, thread, isResume }: RunRequest, deps: RunDependencies): Observable<SseItem> {
+export function runAgent({ input, language, thread, isResume, userParts }: RunRequest, deps: RunDependencies): Observable<SseItem> {
   const { threadId, runId } = input;
 
   return defer(() => {
@@ -103,7 +105,7 @@ export function runAgent({ input, language, thread, isResume }: RunRequest, deps
           holdReadsDuring: held,
         })
       : deps.a2a
-          .sendStreamingMessage(toSendMessageParams(input, { language }))
+          .sendStreamingMessage(toSendMessageParams(input, { language, userParts }))
           .pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
 
     const ports: RunPorts = {

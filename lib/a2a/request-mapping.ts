@@ -91,9 +91,10 @@ function filenameOf(part: ImagePart, fallback: string): string {
 }
 
 /**
- * A user message as A2A parts. Images are forwarded as sent: the reference
- * adapter resized them first, which is out of scope here, so the kernel
- * receives the original bytes (within the limits validation enforces).
+ * A user message as A2A parts, images as the client sent them. What the
+ * kernel receives is made from these by `images.ts` before the run starts
+ * (large images resized, as the reference adapter did), and passed to
+ * `toSendMessageParams` as `userParts`.
  */
 export function toUserParts(message: UserMessage): A2aUserPart[] {
   if (typeof message.content === "string") return [{ text: message.content }];
@@ -157,14 +158,17 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
  * user message, on the thread's context, on `taskId` when the execution
  * already has a task (every call but its first).
  */
-export function toSendMessageParams(input: ValidRunInput, options: { taskId?: string; language: string }): SendMessageParams {
+export function toSendMessageParams(
+  input: ValidRunInput,
+  options: { taskId?: string; language: string; userParts?: A2aUserPart[] },
+): SendMessageParams {
   const message = latestUserMessage(input);
   if (!message) throw new AguiError("INVALID_INPUT", { reason: "userMessage", ...detailParams("/messages", "userMessageNeeded") });
   return {
     message: withoutEmpty({
       messageId: message.id,
       role: "ROLE_USER" as const,
-      parts: toUserParts(message),
+      parts: options.userParts ?? toUserParts(message),
       contextId: contextIdFor(input.threadId),
       taskId: options.taskId,
       metadata: { iac_code: iacCodeMetadata(input.forwardedProps.iacCode, options.language) },

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { lastValueFrom } from "rxjs";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
 import type { A2AClient } from "../a2a/client.js";
+import { userPartsForKernel } from "../a2a/images.js";
 import type { Config } from "../config.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { messageFor, resolveLanguage } from "../i18n/index.js";
@@ -126,6 +127,8 @@ export function createApp({
     const language = requestLanguage(req);
     noteRequestIds(res, { threadId: input.threadId, runId: input.runId });
     const runLog = requestLog(res).child({ threadId: input.threadId, runId: input.runId });
+    // Before admission: an image the kernel cannot be sent is a 400 that leaves the thread as it was. A resume sends no message.
+    const userParts = input.resume === undefined ? await userPartsForKernel(input) : undefined;
     // A new turn gives up on an execution whose client left and never came back.
     if (input.resume === undefined) grace.expireThread(input.threadId);
     const admitted = await admitRun(input, {
@@ -155,7 +158,7 @@ export function createApp({
     });
     activeRuns.set(input.threadId, thread);
     const run$ = runAgent(
-      { input, language, thread, isResume: admitted.isResume },
+      { input, language, thread, isResume: admitted.isResume, userParts },
       {
         a2a: runA2A,
         heartbeatMs: config.heartbeatMs,
