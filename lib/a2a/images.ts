@@ -16,7 +16,7 @@
  *   side at quality 20. GIF and WebP keep their first frame only.
  * - What sharp cannot decode, a format other than PNG, JPEG, GIF or WebP
  *   (whatever the declared media type), or an image past
- *   {@link MAX_DECODED_PIXELS} is the client's error: INVALID_INPUT imageData.
+ *   {@link MAX_DECODED_PIXELS} is the client's error: INVALID_INPUT imageUndecodable.
  *
  * Decoding is the costly part and runs off the event loop (sharp works in
  * libuv's thread pool). It is bounded: at most {@link IMAGES_AT_ONCE} images
@@ -162,7 +162,7 @@ const isImagePart = (part: A2aUserPart): part is A2aImagePart => "data" in part;
 /**
  * The latest user message as the kernel receives it: its parts, each image
  * made sendable (see `sentImage`), one image after another. An image that
- * cannot be is an `INVALID_INPUT` (reason `imageData`) at the part's place.
+ * cannot be is an `INVALID_INPUT` (reason `imageUndecodable`) at the part's place.
  * Undefined when the input carries no user message.
  */
 export async function userPartsForKernel(input: ValidRunInput): Promise<A2aUserPart[] | undefined> {
@@ -183,7 +183,7 @@ export async function userPartsForKernel(input: ValidRunInput): Promise<A2aUserP
     } catch (error) {
       if (!(error instanceof UndecodableImage)) throw error;
       throw new AguiError("INVALID_INPUT", {
-        reason: "imageData",
+        reason: "imageUndecodable",
         ...detailParams(`/messages/${messageIndex}/content/${index}/source/value`, "invalid"),
       });
     }

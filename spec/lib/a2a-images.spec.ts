@@ -140,12 +140,12 @@ describe("userPartsForKernel", () => {
     expect(parts![3]).toEqual({ data: { filename: "agui-image-3", bytes: small.toString("base64") }, mediaType: "image/png" });
   });
 
-  it("answers an image it cannot decode with INVALID_INPUT imageData at the part's place", async () => {
+  it("answers an image it cannot decode with INVALID_INPUT imageUndecodable at the part's place", async () => {
     const png = await plain(100, 100).png().toBuffer();
     const broken = input([{ type: "text", text: "look" }, imagePart(png.subarray(0, 40), "image/png")]);
     await expect(userPartsForKernel(broken)).rejects.toMatchObject({
       code: "INVALID_INPUT",
-      params: { reason: "imageData", at: "/messages/2/content/1/source/value", phrase: "invalid" },
+      params: { reason: "imageUndecodable", at: "/messages/2/content/1/source/value", phrase: "invalid" },
     });
   });
 

@@ -88,7 +88,7 @@ describe("images through the service, as the kernel receives them", () => {
       error: {
         code: "INVALID_INPUT",
         message: translate("detail.attached", "en", {
-          message: translate("INVALID_INPUT.imageData", "en"),
+          message: translate("INVALID_INPUT.imageUndecodable", "en"),
           detail: "/messages/0/content/1/source/value: is invalid",
         }),
       },
