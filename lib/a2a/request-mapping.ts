@@ -146,6 +146,9 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
     rosInvocationId: ext.rosInvocationId,
     preferredLanguage: language,
     llm_headers: ext.llmHeaders ?? undefined,
+    // Only a guidance run's: what lets the kernel tell one guidance from another (see `threads/guidance.ts`).
+    guidance_id: ext.activeGuidance === true ? ext.guidanceId : undefined,
+    input_digest: ext.activeGuidance === true ? ext.inputDigest : undefined,
     alibaba_cloud_access_key_id: cloud?.accessKeyId,
     alibaba_cloud_access_key_secret: cloud?.accessKeySecret,
     alibaba_cloud_security_token: cloud?.securityToken,

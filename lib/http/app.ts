@@ -25,6 +25,7 @@ import { DisconnectGrace } from "../threads/disconnect-grace.js";
 import { endStoredExecution } from "../threads/end-execution.js";
 import { ThreadStatusHub } from "../threads/status-hub.js";
 import { ThreadRun } from "../threads/thread-run.js";
+import { admitGuidance, guidanceEvents, isGuidanceRun } from "../threads/guidance.js";
 import { validateRunInput } from "../validation.js";
 import { bearerAuth } from "./auth.js";
 import { httpStatusOf } from "./http-status.js";
@@ -127,6 +128,18 @@ export function createApp({
     const language = requestLanguage(req);
     noteRequestIds(res, { threadId: input.threadId, runId: input.runId });
     const runLog = requestLog(res).child({ threadId: input.threadId, runId: input.runId });
+    if (isGuidanceRun(input)) {
+      // Steers the thread's running task: no lease, no grace expiry, the thread's run left as it is (see `guidance.ts`).
+      const target = await admitGuidance(input, activeRuns.get(input.threadId), store);
+      const guidance$ = guidanceEvents(input, target, {
+        sendStreamingMessage: (params) => runA2A.sendStreamingMessage(params),
+        language,
+        describe: (error) => messageFor(error, language),
+        now,
+        onFailure: (error) => runLog.warn({ ...errorFields(error), code: error.code }, "the guidance run failed"),
+      });
+      return { input, thread: undefined, threadReleased: Promise.resolve(), run$: guidance$, runLog };
+    }
     // Before admission: an image the kernel cannot be sent is a 400 that leaves the thread as it was. A resume sends no message.
     const userParts = input.resume === undefined ? await userPartsForKernel(input) : undefined;
     // A new turn gives up on an execution whose client left and never came back.
@@ -182,7 +195,9 @@ export function createApp({
     const { input, thread, threadReleased, run$, runLog } = await launchRun(req.body, req, res, runA2A, gate);
     // A client that left before its run ended (Stop): the next message on the thread may wait for this run to let go.
     const clientLeft = () => {
-      if (!res.writableFinished && activeRuns.get(input.threadId) === thread) leaving.add(input.threadId, threadReleased);
+      if (!res.writableFinished && thread !== undefined && activeRuns.get(input.threadId) === thread) {
+        leaving.add(input.threadId, threadReleased);
+      }
     };
     if (res.closed) clientLeft();
     else res.once("close", clientLeft);

@@ -6,7 +6,10 @@
  *   answer: it is answered with the task at once, and plays the task's next
  *   turn when it was the last thing the task waited for;
  * - a call whose replay hit a fixture `error` line fails with that error
- *   (see `fixture-errors.ts`).
+ *   (see `fixture-errors.ts`);
+ * - a guidance message (`metadata.iac_code.guidance_id`) to a task that is
+ *   still working is taken into the task's history and acknowledged with
+ *   the task as it stands; the replay it steers plays on untouched.
  */
 import {
   SendMessageConfiguration,
@@ -53,8 +56,32 @@ export class ReplayRequestHandler extends DefaultRequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     await this.checkAnswer(params.message, context);
+    const guided = await this.guidedTask(params.message, context);
+    if (guided) {
+      yield { payload: { $case: "task", value: await this.recordGuidance(guided, params.message!, context) } } as StreamResponse;
+      return;
+    }
     yield* super.sendMessageStream(params, context);
     this.fixtureErrors.throwIfRaised(context);
+  }
+
+  /** The working task a guidance message steers; undefined for any other message, which the SDK handles as usual. */
+  private async guidedTask(message: Message | undefined, context: ServerCallContext): Promise<Task | undefined> {
+    const iacCode: unknown = message?.metadata?.iac_code;
+    const guidanceId = typeof iacCode === "object" && iacCode !== null ? (iacCode as { guidance_id?: unknown }).guidance_id : undefined;
+    if (!message?.taskId || typeof guidanceId !== "string") return undefined;
+    const task = await this.store.load(message.taskId, context);
+    const state = task?.status?.state;
+    if (!task || isTerminal(state) || state === TaskState.TASK_STATE_INPUT_REQUIRED) return undefined;
+    return task;
+  }
+
+  /** The guidance in the task's history (what a real kernel's pipeline would read next); the task as it is now. */
+  private async recordGuidance(task: Task, message: Message, context: ServerCallContext): Promise<Task> {
+    this.history.userTurn(task.id, message);
+    const current = (await this.store.load(task.id, context)) ?? task;
+    await this.store.save({ ...current, history: [...current.history, message] }, context);
+    return (await this.store.load(task.id, context)) ?? current;
   }
 
   /**

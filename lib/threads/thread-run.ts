@@ -177,6 +177,22 @@ export class ThreadRun {
     }, "acceptedAnswer");
   }
 
+  /**
+   * A guidance run's id and request digest (see `guidance.ts`), written in
+   * order with this run's own changes: a guidance run takes no lease, and a
+   * write of its own would be lost to this run's next. `check` sees the
+   * state as the write finds it and may refuse (throw). False, and nothing
+   * written, when this run has let the thread go already.
+   */
+  async recordGuidanceRun(runId: string, digest: string, check: (state: ThreadState) => void): Promise<boolean> {
+    if (this.#released) return false;
+    await this.#commitOrFail((state) => {
+      check(state);
+      return { ...state, runDigests: { ...state.runDigests, [runId]: digest } };
+    });
+    return true;
+  }
+
   /** The execution is over for good: finished, failed, cancelled, expired or lost. */
   end(): Promise<void> {
     return this.#commitOrFail(endExecution);

@@ -1,0 +1,90 @@
+/**
+ * Guidance runs (issue 13) through the real service and the demo kernel: a
+ * slow pipeline run is steered while it runs. The guidance stream is
+ * RUN_STARTED then RUN_FINISHED and nothing else, the kernel receives the
+ * user's parts on the running task with guidance_id and input_digest, the
+ * steered run still finishes, and the run id of the guidance is kept.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { EventType } from "@ag-ui/core";
+import { expectValidRun } from "../support/agui.js";
+import { postRun, runInput, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
+
+const PIPELINE = { runMode: "pipeline" };
+const guidanceProps = (guidanceId: string) => ({ ...PIPELINE, activeGuidance: true, guidanceId, inputDigest: `digest-of-${guidanceId}` });
+
+interface SentMessage {
+  message: { messageId: string; taskId?: string; parts: unknown[]; metadata: { iac_code: Record<string, unknown> } };
+}
+
+describe("guidance runs", () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    // slow-chat's chunks 200 ms apart, at a tenth: the run streams for about a third of a second.
+    harness = await startHarness({ timeScale: 0.1 });
+  });
+  afterAll(() => harness.close());
+
+  /** The thread's task once its run has recorded it: a guidance run can only steer a task the thread knows. */
+  const recordedTaskId = (threadId: string): string | undefined => {
+    const dir = path.join(harness.stateDir, "threads");
+    if (!existsSync(dir)) return undefined;
+    // Only whole state files: a write in progress goes to a temporary file first.
+    for (const file of readdirSync(dir).filter((name) => name.endsWith(".json"))) {
+      const state = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { threadId: string; execution: { taskId: string | null } };
+      if (state.threadId === threadId && state.execution.taskId) return state.execution.taskId;
+    }
+    return undefined;
+  };
+
+  const sentMessage = (messageId: string) =>
+    harness.kernel.received
+      .filter((call) => call.method === "SendStreamingMessage")
+      .map((call) => call.params as SentMessage)
+      .find((params) => params.message.messageId === messageId)?.message;
+
+  it("steers a running pipeline: RUN_STARTED and RUN_FINISHED only, the parts on the bound task, the main run finishes", async () => {
+    const main = runInput("slow-chat", {}, PIPELINE);
+    const mainRun = postRun(harness.service.url, main);
+    let taskId: string | undefined;
+    await waitFor(() => (taskId = recordedTaskId(main.threadId)) !== undefined);
+
+    const guidance = runInput("Deploy to cn-beijing instead", { threadId: main.threadId }, guidanceProps("g-1"));
+    const steered = await postRun(harness.service.url, guidance);
+    expect(steered.status).toBe(200);
+    await expectValidRun(steered.events);
+    expect(steered.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+    expect(steered.events[1]).toMatchObject({ threadId: main.threadId, runId: guidance.runId, outcome: { type: "success" } });
+
+    const sent = sentMessage(guidance.messages[0]!.id);
+    expect(sent).toMatchObject({ taskId, parts: [{ text: "Deploy to cn-beijing instead" }] });
+    expect(sent!.metadata.iac_code).toMatchObject({ guidance_id: "g-1", input_digest: "digest-of-g-1", run_mode: "pipeline" });
+
+    const { events } = await mainRun;
+    await expectValidRun(events);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId: main.runId });
+    expect(events.some((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toBe(true);
+
+    // Its run id is kept: the same request again is a duplicate, another under that id a conflict.
+    const again = await postRun(harness.service.url, guidance);
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ error: { code: "DUPLICATE_RUN_ID" } });
+    const reused = await postRun(harness.service.url, { ...guidance, messages: [{ id: uniqueId("msg"), role: "user", content: "other" }] });
+    expect(reused.json).toMatchObject({ error: { code: "RUN_ID_CONFLICT" } });
+  });
+
+  it("is refused with 409 NO_RUNNING_TASK on a thread whose task is not running, in the request's language", async () => {
+    const done = runInput("chat", {}, PIPELINE);
+    await expectValidRun((await postRun(harness.service.url, done)).events);
+    const late = await postRun(harness.service.url, runInput("steer", { threadId: done.threadId }, guidanceProps("g-2")));
+    expect(late.status).toBe(409);
+    expect(late.json).toMatchObject({ error: { code: "NO_RUNNING_TASK", message: expect.stringContaining("no running task") } });
+
+    const never = await postRun(harness.service.url, runInput("steer", {}, { ...guidanceProps("g-3"), preferredLanguage: "ja" }));
+    expect(never.status).toBe(409);
+    expect(never.json).toMatchObject({ error: { code: "NO_RUNNING_TASK", message: expect.stringContaining("タスク") } });
+  });
+});
