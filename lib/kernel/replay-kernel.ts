@@ -11,7 +11,7 @@ import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { AGENT_CARD_PATH, AgentCard } from "@a2a-js/sdk";
-import { InMemoryTaskStore } from "@a2a-js/sdk/server";
+import { InMemoryTaskStore, ServerCallContext } from "@a2a-js/sdk/server";
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
@@ -68,6 +68,14 @@ export interface ReplayKernel {
   restores: ReceivedRestore[];
   /** Every request to the session handoff routes (`handoff-fixture.ts`), in arrival order, including refused ones. */
   handoffs: ReceivedHandoff[];
+  /**
+   * Tests: a task learns of more to wait on while no turn runs, as a real
+   * kernel's parked task does when a sub-agent asks meanwhile. `iacCode` is
+   * taken as a status's `metadata.iac_code` would be (an `input` projection,
+   * a `pendingPermissions` list; see `interrupts.ts`), with no status sent:
+   * only GetTask (and a later turn's Task frame) shows it.
+   */
+  addWaiting(taskId: string, iacCode: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,6 +149,14 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     recoveries,
     restores,
     handoffs,
+    async addWaiting(taskId, iacCode) {
+      const context = new ServerCallContext();
+      const task = await store.load(taskId, context);
+      if (!task) throw new Error(`addWaiting: no task ${taskId}`);
+      pending.noteStatus(taskId, task.status?.state, { iac_code: iacCode });
+      // Saved again so the stored task's metadata shows the new wait (`WaitingTaskStore`).
+      await store.save(task, context);
+    },
     async close() {
       executor.stopAll();
       // Open streams (a subscription to a parked task stays silent forever)
