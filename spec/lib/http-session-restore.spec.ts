@@ -3,13 +3,12 @@
  * cold-resume preflight `ensure-restored`, then GetTask, then the answers;
  * through the real service and the demo kernel's preflight route.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
 import { startReplayKernel, type FixtureLine, type ReplayKernel, type ReplayTurn } from "../../lib/kernel/replay-kernel.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
+import { startDroppingProxy, type DroppingProxy } from "../support/dropping-proxy.js";
 import { permissionProjection } from "../support/interrupt-scripts.js";
 import { postRun, runInput, script, testConfig, uniqueId } from "../support/service.js";
 
@@ -27,36 +26,6 @@ function parkedUnderSession(marker: string) {
   };
 }
 
-/** A loopback proxy in front of the kernel that can play a kernel that is down (connections reset) for GetTask. */
-async function startProxy(target: string) {
-  const upstream = new URL(target);
-  let getTaskDown = false;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
-      if (getTaskDown && body.includes('"GetTask"')) return req.socket.destroy();
-      const { connection: _connection, ...headers } = req.headers;
-      const forward = http.request(
-        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on("error", () => res.destroy());
-      forward.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    setGetTaskDown: (down: boolean) => (getTaskDown = down),
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
-  };
-}
-
 const runError = (events: AGUIEvent[]) => events.find((event) => event.type === EventType.RUN_ERROR) as { code?: string } | undefined;
 const interruptsOf = (events: AGUIEvent[]): Interrupt[] =>
   ((events.at(-1) as { outcome?: { interrupts?: Interrupt[] } }).outcome?.interrupts ?? []) as Interrupt[];
@@ -64,11 +33,11 @@ const allow = { interruptId: "perm-1", status: "resolved", payload: { decision: 
 
 describe("resume after a kernel restart: the ensure-restored preflight", () => {
   let kernel: ReplayKernel;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: DroppingProxy;
   let service: RunningService;
   beforeAll(async () => {
     kernel = await startReplayKernel({ timeScale: 0, script: (turn) => parkedUnderSession(turn.text)(turn) });
-    proxy = await startProxy(kernel.url);
+    proxy = await startDroppingProxy(kernel.url);
     service = await startService(testConfig({ a2aUrl: proxy.url, interruptTtlS: 600 }));
   });
   afterAll(async () => {
@@ -127,9 +96,9 @@ describe("resume after a kernel restart: the ensure-restored preflight", () => {
 
   it("a GetTask the kernel cannot answer (down) is A2A_UNAVAILABLE with the interrupt kept; the next resume works", async () => {
     const first = await parked("getTask-down");
-    proxy.setGetTaskDown(true);
+    proxy.dropWhen((body) => body.includes('"GetTask"'));
     const down = await post(resume(first, [allow]));
-    proxy.setGetTaskDown(false);
+    proxy.dropWhen(undefined);
     await expectValidRun(down.events);
     expect(runError(down.events)?.code).toBe("A2A_UNAVAILABLE");
     const back = await post(resume(first, [allow]));
