@@ -4,7 +4,7 @@
  * ids the thread store cannot take, bodies that lie about their encoding or
  * trickle in, how many connections it holds, and what a cwd really names.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync, statSync } from "node:fs";
 import http, { type IncomingHttpHeaders } from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -373,12 +373,15 @@ describe("cwd: what the kernel will resolve it to", () => {
     await refused(link);
   });
 
-  it("refuses a NUL byte, a missing directory and a file", async () => {
+  it("refuses a NUL byte and a file, and creates a missing directory inside an allowed root (issue 13)", async () => {
     await refused(`${workspace}\u0000/x`);
-    await refused(path.join(workspace, "missing"));
     const file = path.join(workspace, "file.txt");
     writeFileSync(file, "not a directory");
     await refused(file);
+    const missing = path.join(workspace, "missing", "deeper");
+    const { status } = await postRun(url, runInput("chat", {}, { cwd: missing }));
+    expect(status).toBe(200);
+    expect(statSync(missing).isDirectory()).toBe(true);
   });
 
   it("takes `dir/`, `dir` and a link to dir for the same workspace of a thread", async () => {

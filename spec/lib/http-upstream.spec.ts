@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import os from "node:os";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { A2AClient } from "../../lib/a2a/client.js";
 import { postRun, runInput, script, startHarness, waitFor, type Harness } from "../support/service.js";
@@ -15,7 +16,12 @@ describe("what the service sends the kernel", () => {
   afterAll(() => harness.close());
 
   it("maps the RunAgentInput onto SendStreamingMessage as the wire contract §1 says, with A2A-Version and the kernel token", async () => {
-    const image = Buffer.from("fake png bytes").toString("base64");
+    // A real (small) PNG: the service decodes every image before it goes on, and sends a small one unchanged.
+    const image = (
+      await sharp({ create: { width: 2, height: 2, channels: 3, background: "#fff" } })
+        .png()
+        .toBuffer()
+    ).toString("base64");
     const input = runInput(
       "ignored",
       {
