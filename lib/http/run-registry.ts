@@ -15,21 +15,11 @@
  */
 import type { RequestHandler, Response } from "express";
 import { Observable } from "rxjs";
-import type { A2AClient } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
+import type { RunA2A } from "../run.js";
 
-/** The kernel calls a run makes (the run pipeline's `RunA2A`). */
-export type RunA2AClient = Pick<
-  A2AClient,
-  | "sendStreamingMessage"
-  | "sendMessage"
-  | "subscribeToTask"
-  | "getTask"
-  | "cancelTask"
-  | "getPipelineState"
-  | "listTasks"
-  | "ensureRestored"
->;
+/** The kernel calls a run makes. */
+export type RunA2AClient = RunA2A;
 
 export interface DrainReport {
   /** Runs in flight when the drain began. */
