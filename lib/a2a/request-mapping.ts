@@ -35,9 +35,11 @@ export interface IacCodeMetadata {
   preferredLanguage: string;
   /** Only when the client sent headers (an empty object included). */
   llm_headers?: Record<string, string>;
-  /** A guidance run's (see `threads/guidance.ts`). */
+  /** Whenever the request carries them (wire contract §2); a guidance run needs both (see `threads/guidance.ts`). */
   guidance_id?: string;
   input_digest?: string;
+  /** The owner of the session's writes, as the request names it: the kernel enforces it (see `threads/fence.ts`). */
+  execution_fence?: Record<string, unknown>;
   alibaba_cloud_access_key_id?: string;
   alibaba_cloud_access_key_secret?: string;
   alibaba_cloud_security_token?: string;
@@ -146,9 +148,10 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
     rosInvocationId: ext.rosInvocationId,
     preferredLanguage: language,
     llm_headers: ext.llmHeaders ?? undefined,
-    // Only a guidance run's: what lets the kernel tell one guidance from another (see `threads/guidance.ts`).
-    guidance_id: ext.activeGuidance === true ? ext.guidanceId : undefined,
-    input_digest: ext.activeGuidance === true ? ext.inputDigest : undefined,
+    // What lets the kernel tell one guidance from another (see `threads/guidance.ts`), and whose writes it accepts.
+    guidance_id: ext.guidanceId,
+    input_digest: ext.inputDigest,
+    execution_fence: ext.executionFence,
     alibaba_cloud_access_key_id: cloud?.accessKeyId,
     alibaba_cloud_access_key_secret: cloud?.accessKeySecret,
     alibaba_cloud_security_token: cloud?.securityToken,

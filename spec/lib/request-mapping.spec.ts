@@ -158,6 +158,27 @@ describe("iacCodeMetadata", () => {
     expect(metadata.thinking).toStrictEqual({ enabled: false });
   });
 
+  it("sends the execution fence, guidance id and input digest whenever they are given, guidance run or not", () => {
+    const executionFence = {
+      version: "session-handoff-v1",
+      owner: { sandboxId: "sb-2", activationId: "act-2", leaseId: "l-2", runId: "r-2" },
+    };
+    const metadata = iacCodeMetadata({ ...minimalExtension, executionFence, guidanceId: "g-1", inputDigest: "d-1" }, "en");
+    expect(metadata).toMatchObject({ execution_fence: executionFence, guidance_id: "g-1", input_digest: "d-1" });
+    const guided = iacCodeMetadata(
+      { ...minimalExtension, activeGuidance: true, runMode: "pipeline", guidanceId: "g-2", inputDigest: "d-2" },
+      "en",
+    );
+    expect(guided).toMatchObject({ guidance_id: "g-2", input_digest: "d-2" });
+  });
+
+  it("sends no fence, guidance id or input digest sent as null", () => {
+    const metadata = iacCodeMetadata({ ...minimalExtension, executionFence: null, guidanceId: null, inputDigest: null }, "en");
+    expect(metadata).not.toHaveProperty("execution_fence");
+    expect(metadata).not.toHaveProperty("guidance_id");
+    expect(metadata).not.toHaveProperty("input_digest");
+  });
+
   it("sends only the cloud fields that were given", () => {
     const metadata = iacCodeMetadata({ ...minimalExtension, alibabaCloud: { regionId: "cn-beijing" } }, "en");
     expect(Object.keys(metadata).filter((key) => key.startsWith("alibaba_cloud_"))).toEqual(["alibaba_cloud_region_id"]);
