@@ -12,6 +12,7 @@ import { SCHEMAS_DIR } from "../paths.js";
 import {
   KEPT_INPUT_FIELDS,
   type AppliedResume,
+  type ExecutionFence,
   type ExecutionState,
   type InputProjection,
   type PendingInput,
@@ -88,6 +89,11 @@ function projectApplied(applied: AppliedResume): AppliedResume {
   return { executionId: applied.executionId, interruptId: applied.interruptId, digest: applied.digest };
 }
 
+function projectFence(fence: ExecutionFence): ExecutionFence {
+  if (fence === null || typeof fence !== "object") return fence;
+  return { version: fence.version, owner: fence.owner };
+}
+
 /**
  * Exactly the fields of ThreadState, picked one by one (never a spread), and
  * for pending inputs only KEPT_INPUT_FIELDS. Values of the wrong type are
@@ -108,5 +114,6 @@ export function projectThreadState(state: ThreadState): ThreadState {
       ? state.appliedResumeDigests.map(projectApplied)
       : state.appliedResumeDigests,
     terminalExecutionIds: state.terminalExecutionIds,
+    ...(state.executionFence !== undefined ? { executionFence: projectFence(state.executionFence) } : {}),
   };
 }

@@ -72,6 +72,16 @@ export interface ExecutionState {
   interruptedRunId?: string;
 }
 
+/**
+ * The execution fence a thread's last run ran under (`forwardedProps.iacCode.executionFence`):
+ * who owned the session's writes. Compared canonically (see `threads/fence.ts`).
+ */
+export interface ExecutionFence {
+  version: string | null;
+  /** Any JSON the client named the owner with (a handoff's target); null when it named none. */
+  owner: unknown;
+}
+
 export interface AppliedResume {
   executionId: string;
   interruptId: string;
@@ -92,4 +102,6 @@ export interface ThreadState {
   reusedRunDigests?: string[];
   appliedResumeDigests: AppliedResume[];
   terminalExecutionIds: string[];
+  /** Absent until a request carries a fence (and in files written before it was kept). */
+  executionFence?: ExecutionFence;
 }

@@ -77,6 +77,22 @@ describe("FileThreadStore: load and save", () => {
     expect((await store.load("old"))?.execution.lastTaskId).toBeNull();
   });
 
+  it("round-trips an execution fence, and loads a document without one as having none", async () => {
+    const executionFence = {
+      version: "session-handoff-v1",
+      owner: { sandboxId: "sb-1", activationId: "act-1", leaseId: "l-1", runId: "r-1" },
+    };
+    await store.save(threadState("fenced", { executionFence }));
+    expect((await store.load("fenced"))?.executionFence).toEqual(executionFence);
+    await store.save(threadState("unfenced"));
+    expect(await store.load("unfenced")).not.toHaveProperty("executionFence");
+  });
+
+  it("refuses a fence with a field that is not kept", async () => {
+    writeRaw("odd", JSON.stringify({ ...threadState("odd"), executionFence: { version: "v", owner: "o", secret: "x" } }));
+    await expect(store.load("odd")).rejects.toThrow(/additionalProperties/);
+  });
+
   it("leaves no temp files behind after saves", async () => {
     for (let i = 0; i < 20; i++) await store.save(threadState(`t${i % 3}`, { cwd: `/w/${i}` }));
     expect(readdirSync(threadsDir()).sort()).toEqual(["t0.json", "t1.json", "t2.json"]);
