@@ -150,6 +150,8 @@ export function createApp({
       newExecutionId: randomUUID,
       log: runLog,
       cancelTask: (taskId) => runA2A.cancelTask(taskId),
+      getTask: (taskId) => runA2A.getTask(taskId),
+      interruptTtlS: config.interruptTtlS,
       listTasks: (contextId) => runA2A.listTasks(contextId),
       isHeld: (executionId) => grace.holds(executionId),
       toInterrupt: (pending) => toInterrupt(pending, language),

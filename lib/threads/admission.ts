@@ -5,6 +5,8 @@
  * thread's lease and has its run id recorded on disk. An execution a
  * stopped process left behind (neither paused nor ended) has its task
  * cancelled here, before the request starts anything (see `orphans.ts`).
+ * A request under another owner's execution fence has the execution read
+ * again from the kernel first (see `fence.ts`).
  */
 import type { Interrupt } from "@ag-ui/core";
 import { contextIdFor } from "../a2a/request-mapping.js";
@@ -14,6 +16,7 @@ import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
 import { sameWorkspace, type ValidRunInput } from "../validation.js";
+import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
@@ -24,7 +27,7 @@ export interface AdmittedRun {
   isResume: boolean;
 }
 
-export interface AdmissionDependencies extends OrphanDependencies {
+export interface AdmissionDependencies extends OrphanDependencies, FenceDependencies {
   store: ThreadStore;
   newExecutionId: () => string;
   now: () => number;
@@ -118,9 +121,16 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         rosInvocationId: ext.rosInvocationId,
         executionId: deps.newExecutionId(),
       });
+      const fence = requestFence(input);
+      if (fence !== undefined) state = { ...state, executionFence: fence };
     } else {
       if (!sameWorkspace(state.cwd, ext.cwd)) throw new AguiError("THREAD_BINDING_CONFLICT", { reason: "workspace" });
       if (state.userId !== userId) throw new AguiError("THREAD_BINDING_CONFLICT", { reason: "caller" });
+      // Under another writer's fence the stored execution may be stale: it is read again before the rules below use it.
+      const fenced = await applyExecutionFence(state, input, deps);
+      state = fenced.state;
+      // Kept even if the request is refused below (RESUME_REQUIRED names what the kernel showed).
+      if (fenced.changed) await save(store, state);
       if (isResume) {
         if (ext.rosInvocationId !== state.execution.rosInvocationId) {
           throw new AguiError("EXECUTION_LOST", { reason: "invocationMismatch" });
