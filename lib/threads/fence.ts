@@ -75,7 +75,7 @@ function replacePending(state: ThreadState, inputs: KernelInput[], deps: FenceDe
   return { ...state, execution: { ...state.execution, pending } };
 }
 
-type Reload = { state: ThreadState; outcome: "ended" | "pendingReplaced" | "left" | "nothingToReload" };
+type Reload = { state: ThreadState; outcome: "ended" | "pendingReplaced" | "handedOver" | "nothingToReload" };
 
 /** The execution as the kernel shows it now. A kernel out of reach is A2A_UNAVAILABLE: nothing is answered on stale state. */
 async function reloadExecution(state: ThreadState, deps: FenceDependencies): Promise<Reload> {
@@ -102,7 +102,9 @@ async function reloadExecution(state: ThreadState, deps: FenceDependencies): Pro
     // A parked task that shows nothing to answer leaves the stored interrupts as the best knowledge there is.
     if (inputs.length > 0) return { state: replacePending(state, inputs, deps), outcome: "pendingReplaced" };
   }
-  return { state, outcome: "left" };
+  // Still working, under the writer that took the session over: the task is theirs now. This thread's
+  // execution ends here without a cancel, so admission's orphan rule does not cancel another writer's task.
+  return { state: endExecution(state), outcome: "handedOver" };
 }
 
 /**
@@ -120,7 +122,9 @@ export async function applyExecutionFence(
   if (fence === undefined) return { state, changed: false };
   const stored = state.executionFence;
   if (stored !== undefined && sameOwner(stored, fence)) return { state: { ...state, executionFence: fence }, changed: false };
-  const reload = await reloadExecution(state, deps);
+  const read = await reloadExecution(state, deps);
+  // A thread's first fence proves no other writer holds a working task: the orphan rule decides, as without a fence.
+  const reload: Reload = stored === undefined && read.outcome === "handedOver" ? { state, outcome: "nothingToReload" } : read;
   // A thread's first fence, with no execution to read again, is no takeover to tell of.
   if (stored === undefined && reload.outcome === "nothingToReload") return { state: { ...state, executionFence: fence }, changed: false };
   (deps.log ?? silentLogger).info(
