@@ -47,7 +47,7 @@ export interface IacCodeExtension {
   activeGuidance?: boolean;
   guidanceId?: Optional<string>;
   inputDigest?: Optional<string>;
-  /** Accepted as the reference accepts it; nothing here reads it. */
+  /** The owner of the session's writes: sent on as `execution_fence`, kept with the thread (see `threads/fence.ts`). */
   executionFence?: Optional<Record<string, unknown>>;
   alibabaCloud?: Optional<{
     accessKeyId?: Optional<string>;
