@@ -131,7 +131,10 @@ export function createApp({
     if (isGuidanceRun(input)) {
       // Steers the thread's running task: no lease, no grace expiry, the thread's run left as it is (see `guidance.ts`).
       const target = await admitGuidance(input, activeRuns.get(input.threadId), store);
+      // Its images go as a new turn's do: decoded, and resized where too large.
+      const userParts = await userPartsForKernel(input);
       const guidance$ = guidanceEvents(input, target, {
+        userParts,
         sendStreamingMessage: (params) => runA2A.sendStreamingMessage(params),
         language,
         describe: (error) => messageFor(error, language),

@@ -19,7 +19,7 @@ import { concat, defer, ignoreElements, of, tap, type Observable } from "rxjs";
 import { endWithRunError } from "../../operators/end-with-run-error.js";
 import { runErrorEvent } from "../../operators/finish-run.js";
 import { stampTime } from "../../operators/stamp-time.js";
-import { toSendMessageParams } from "../a2a/request-mapping.js";
+import { toSendMessageParams, type A2aUserPart } from "../a2a/request-mapping.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { runStartedEvent } from "../model/run-started.js";
@@ -93,6 +93,8 @@ function idsOf(result: JsonRpcResult): { taskId?: unknown; contextId?: unknown }
 
 export interface GuidanceDependencies {
   sendStreamingMessage: (params: unknown) => Observable<JsonRpcResult>;
+  /** The user's parts as the kernel takes them (images decoded, and resized where too large). */
+  userParts?: A2aUserPart[];
   language: string;
   /** The message of a RUN_ERROR, in the request's language. */
   describe: (error: AguiError) => string;
@@ -110,7 +112,7 @@ export interface GuidanceDependencies {
 export function guidanceEvents(input: ValidRunInput, target: GuidanceTarget, deps: GuidanceDependencies): Observable<AGUIEvent> {
   const { threadId, runId } = input;
   const send = defer(() => {
-    const params = toSendMessageParams(input, { taskId: target.taskId, language: deps.language });
+    const params = toSendMessageParams(input, { taskId: target.taskId, language: deps.language, userParts: deps.userParts });
     let frames = 0;
     return concat(
       deps.sendStreamingMessage(params).pipe(

@@ -76,6 +76,35 @@ describe("guidance runs", () => {
     expect(reused.json).toMatchObject({ error: { code: "RUN_ID_CONFLICT" } });
   });
 
+  it("takes images as a new turn does: one that cannot be decoded is a 400, and nothing reaches the running task", async () => {
+    const main = runInput("slow-chat", {}, PIPELINE);
+    const mainRun = postRun(harness.service.url, main);
+    await waitFor(() => recordedTaskId(main.threadId) !== undefined);
+    const png = Buffer.from("\x89PNG\r\n\x1a\n not really").toString("base64");
+    const guidance = runInput(
+      "ignored",
+      {
+        threadId: main.threadId,
+        messages: [
+          {
+            id: uniqueId("msg"),
+            role: "user",
+            content: [
+              { type: "text", text: "Use this diagram" },
+              { type: "image", source: { type: "data", value: png, mimeType: "image/png" } },
+            ],
+          },
+        ],
+      },
+      guidanceProps("g-image"),
+    );
+    const refused = await postRun(harness.service.url, guidance);
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error: { code: "INVALID_INPUT" } });
+    expect(sentMessage(guidance.messages[0]!.id)).toBeUndefined();
+    await expectValidRun((await mainRun).events);
+  });
+
   it("is refused with 409 NO_RUNNING_TASK on a thread whose task is not running, in the request's language", async () => {
     const done = runInput("chat", {}, PIPELINE);
     await expectValidRun((await postRun(harness.service.url, done)).events);
