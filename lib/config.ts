@@ -11,7 +11,7 @@ import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
 import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel } from "./log.js";
-import { workspaceProblem } from "./validation.js";
+import { workspaceProblem } from "./workspace.js";
 
 export interface Config {
   host: string;
