@@ -13,7 +13,7 @@ import type { A2AClient } from "../a2a/client.js";
 import { userPartsForKernel } from "../a2a/images.js";
 import type { Config } from "../config.js";
 import { AguiError, toAguiError } from "../errors.js";
-import { messageFor, resolveLanguage } from "../i18n/index.js";
+import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { errorFields, silentLogger, type Logger } from "../log.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
@@ -28,6 +28,7 @@ import { ThreadRun } from "../threads/thread-run.js";
 import { admitGuidance, guidanceEvents, isGuidanceRun } from "../threads/guidance.js";
 import { validateRunInput } from "../validation.js";
 import { bearerAuth } from "./auth.js";
+import { requestLanguage } from "./request-language.js";
 import { httpStatusOf } from "./http-status.js";
 import { cancelRoute } from "./cancel-route.js";
 import { connectRoute } from "./connect-route.js";
@@ -70,14 +71,6 @@ export interface AppDependencies {
   runs?: RunRegistry;
   /** What `/ready` checks (see `probes.ts`); without it only `/health` is served. */
   readiness?: Readiness;
-}
-
-/** The language of a request whose body may not have passed validation (yet). */
-export function requestLanguage(req: Request): string {
-  const body: unknown = req.body;
-  const preferred = (body as { forwardedProps?: { iacCode?: { preferredLanguage?: unknown } } } | undefined)?.forwardedProps?.iacCode
-    ?.preferredLanguage;
-  return resolveLanguage(typeof preferred === "string" ? preferred : undefined, req.get("accept-language"));
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {

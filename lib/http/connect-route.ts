@@ -17,50 +17,27 @@
  */
 import { randomUUID } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { from, type Observable } from "rxjs";
 import { messagesSnapshot } from "../a2a/history-messages.js";
 import { AguiError } from "../errors.js";
-import { resolveLanguage } from "../i18n/index.js";
 import { errorFields } from "../log.js";
 import { isJsonObject } from "../model/json.js";
 import { initialThreadStatus } from "../model/thread-status.js";
-import type { RunA2A } from "../run.js";
 import type { SseItem } from "../run-pipeline.js";
-import type { ThreadStore } from "../state/thread-store.js";
-import type { DisconnectGrace } from "../threads/disconnect-grace.js";
 import { watchWithinGrace } from "../threads/watch-within-grace.js";
 import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
-import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
+import { isThreadId, type SubscribeRouteDependencies } from "./subscribe-route.js";
 import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { noteRequestIds, requestLog } from "./request-log.js";
-import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
+import { requestLanguage } from "./request-language.js";
+import { pipeToSse } from "./sse-sink.js";
 
-export interface ConnectRouteDependencies {
-  store: ThreadStore;
-  a2a: RunA2A;
-  hub: ThreadStatusHub;
-  grace: DisconnectGrace;
-  endExecution: (threadId: string, executionId: string) => Promise<void>;
-  heartbeatMs: number;
-  /** An attached client that takes nothing for this long while bytes wait for it counts as gone (see `sse-sink.ts`). */
-  clientStallS: number;
-  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
-}
-
-/** An id as the run schema takes one: 1 to 256 characters of well-formed Unicode (a lone surrogate could name no thread file). */
-const isThreadId = (value: string) => value.length >= 1 && value.length <= 256 && /^[^\uD800-\uDFFF]*$/u.test(value);
-
-/** The body's own language, as a run's request carries it, else Accept-Language. */
-function languageOf(req: Request): string {
-  const body: unknown = req.body;
-  const preferred = (body as { forwardedProps?: { iacCode?: { preferredLanguage?: unknown } } } | undefined)?.forwardedProps?.iacCode
-    ?.preferredLanguage;
-  return resolveLanguage(typeof preferred === "string" ? preferred : undefined, req.get("accept-language"));
-}
+/** What an attached client needs is what an observer needs (see `subscribe-route.ts`). */
+export type ConnectRouteDependencies = SubscribeRouteDependencies;
 
 /** A thread with no state: the stream of an empty conversation, at rest. */
 function unknownThread(threadId: string, runId: string): Observable<AGUIEvent> {
@@ -102,7 +79,7 @@ export function connectRoute({
     else {
       const { execution } = state;
       events$ = observeExecution(
-        { state, runId, afterSequence: execution.pipelineSequence, language: languageOf(req) },
+        { state, runId, afterSequence: execution.pipelineSequence, language: requestLanguage(req) },
         { a2a: readThrough(gate, a2a), hub, heartbeatMs, log: requestLog(res) },
       );
       // A client back within its grace window: its task is not cancelled while it watches (R-SIB-7).

@@ -33,9 +33,13 @@ interface ObserveBody {
   afterSequence?: number;
 }
 
-const validateBody = new Ajv2020({ strict: true }).compile<ObserveBody>(
-  JSON.parse(readFileSync(path.join(SCHEMAS_DIR, "subscribe-request.schema.json"), "utf8")),
-);
+const observeSchema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, "subscribe-request.schema.json"), "utf8")) as {
+  properties: { threadId: object };
+};
+const ajv = new Ajv2020({ strict: true });
+const validateBody = ajv.compile<ObserveBody>(observeSchema);
+/** A thread id as every route takes one (the schema's rule): a client attaching names its thread in the path. */
+export const isThreadId = ajv.compile<string>(observeSchema.properties.threadId);
 
 export interface SubscribeRouteDependencies {
   store: ThreadStore;
