@@ -13,25 +13,21 @@
  * - A task parked on inputs: the stored pending interrupts become the ones
  *   the kernel shows, through the same allowlist as a pause; an interrupt
  *   still pending keeps its expiry.
- * - A task still working: left as it is, for the usual admission rules.
+ * - A task still working: the new owner's now, so this thread's execution
+ *   ends here without a cancel (on a thread's first fence it is left to the
+ *   usual admission rules).
  */
-import { rpcErrorOf } from "../a2a/rpc-errors.js";
-import { AguiError, toAguiError } from "../errors.js";
-import { keepInput, kernelInputsOf } from "../interrupts/keep-input.js";
+import { toAguiError } from "../errors.js";
+import { keepInput } from "../interrupts/keep-input.js";
 import { silentLogger, type Logger } from "../log.js";
-import { isJsonObject } from "../model/json.js";
 import type { KernelInput } from "../model/kernel-signal.js";
-import { newToolCallId } from "../model/tool-ids.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { ExecutionFence, PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ValidRunInput } from "../validation.js";
-import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
-import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import { endExecution } from "./thread-transitions.js";
+import { taskNow, type TaskNow } from "./task-now.js";
 
 /** The A2A error for a task the kernel does not know. */
-const TASK_NOT_FOUND = -32001;
-const OVER = new Set(["completed", "failed", "canceled", "rejected"]);
 const PARKED = new Set(["input-required", "auth-required"]);
 
 export interface FenceDependencies {
@@ -54,13 +50,11 @@ export function requestFence(input: ValidRunInput): ExecutionFence | undefined {
 export const sameOwner = (a: ExecutionFence, b: ExecutionFence): boolean => canonicalDigest(a.owner) === canonicalDigest(b.owner);
 
 /** The inputs a parked task shows, as `kernelInputsOf` keeps them, those of another task or context left out. */
-function inputsShown(update: ReturnType<typeof toA2AUpdate>, state: ThreadState, taskId: string): KernelInput[] {
-  return signalsOf(update, { newToolId: newToolCallId, findInputs: kernelInputsOf })
-    .flatMap((signal) => (signal.kind === "inputs" ? signal.inputs : []))
-    .filter(({ projection }) => {
-      const sameTask = projection.requestTaskId === undefined || projection.requestTaskId === taskId;
-      return sameTask && (projection.contextId === undefined || projection.contextId === state.contextId);
-    });
+function inputsShown(inputs: readonly KernelInput[], state: ThreadState, taskId: string): KernelInput[] {
+  return inputs.filter(({ projection }) => {
+    const sameTask = projection.requestTaskId === undefined || projection.requestTaskId === taskId;
+    return sameTask && (projection.contextId === undefined || projection.contextId === state.contextId);
+  });
 }
 
 function replacePending(state: ThreadState, inputs: KernelInput[], deps: FenceDependencies): ThreadState {
@@ -82,23 +76,15 @@ async function reloadExecution(state: ThreadState, deps: FenceDependencies): Pro
   const { taskId } = state.execution;
   const over = state.terminalExecutionIds.includes(state.execution.executionId);
   if (taskId === null || over || deps.getTask === undefined) return { state, outcome: "nothingToReload" };
-  let result: unknown;
+  let now: TaskNow;
   try {
-    result = await deps.getTask(taskId);
+    now = await taskNow(deps.getTask, taskId, state.contextId);
   } catch (error) {
-    if (error instanceof AguiError && rpcErrorOf(error)?.code === TASK_NOT_FOUND) return { state: endExecution(state), outcome: "ended" };
     throw toAguiError(error, "A2A_UNAVAILABLE");
   }
-  if (!isJsonObject(result)) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskMismatch" });
-  const update = toA2AUpdate(result);
-  const task = update.body;
-  if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== state.contextId)) {
-    throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskMismatch" });
-  }
-  const taskState = normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined);
-  if (OVER.has(taskState)) return { state: endExecution(state), outcome: "ended" };
-  if (PARKED.has(taskState)) {
-    const inputs = inputsShown(update, state, taskId);
+  if (now.kind !== "live") return { state: endExecution(state), outcome: "ended" };
+  if (PARKED.has(now.state)) {
+    const inputs = inputsShown(now.inputs, state, taskId);
     // A parked task that shows nothing to answer leaves the stored interrupts as the best knowledge there is.
     if (inputs.length > 0) return { state: replacePending(state, inputs, deps), outcome: "pendingReplaced" };
   }

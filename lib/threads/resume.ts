@@ -15,17 +15,16 @@ import type { ResumeEntry } from "@ag-ui/core";
 import { concat, concatMap, defer, EMPTY, from, mergeMap, Observable, of } from "rxjs";
 import { iacCodeMetadata } from "../a2a/request-mapping.js";
 import type { KernelInput } from "../model/kernel-signal.js";
-import { rpcErrorOf } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
 import type { ValidRunInput } from "../validation.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
-import { normalizeTaskState, signalsOf } from "../../operators/to-kernel-signals.js";
+import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate, type A2AUpdate } from "../../operators/unwrap-stream-response.js";
-import { isJsonObject, type JsonObject } from "../model/json.js";
 import { newToolCallId } from "../model/tool-ids.js";
 import type { RunA2A } from "../run.js";
 import { liveEvents, reattach, recoveredPipeline } from "./recovery.js";
+import { taskNow } from "./task-now.js";
 import { pendingExpired } from "./thread-transitions.js";
 import type { ThreadRun } from "./thread-run.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
@@ -41,9 +40,6 @@ export interface ResumeContext {
   /** Keeps the kernel streams unread while an acceptance is persisted (see `RunDependencies.holdReadsDuring`). */
   holdReadsDuring?: <T>(write: Promise<T>) => Promise<T>;
 }
-
-const TASK_NOT_FOUND = -32001;
-const OVER = new Set(["completed", "failed", "canceled", "rejected"]);
 
 /** Ends the run without touching the task: it stays as it was, parked or gone. */
 const settled = (error: AguiError): KernelSignal => ({ kind: "run-end", error, kernelSettled: true });
@@ -173,27 +169,12 @@ async function ensureSessionRestored(thread: ThreadRun, a2a: RunA2A, taskId: str
  * is A2A_UNAVAILABLE, and the interrupts stay answerable.
  */
 async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<KernelInput[]> {
-  let update: A2AUpdate;
-  try {
-    update = toA2AUpdate(await a2a.getTask(taskId));
-  } catch (error) {
-    if (error instanceof AguiError && rpcErrorOf(error)?.code === TASK_NOT_FOUND) {
-      await thread.end();
-      throw new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: error });
-    }
-    throw error;
-  }
-  const task: JsonObject = update.body;
-  if ((task.id !== undefined && task.id !== taskId) || (task.contextId !== undefined && task.contextId !== thread.state.contextId)) {
-    throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskMismatch" });
-  }
-  if (OVER.has(normalizeTaskState(isJsonObject(task.status) ? task.status.state : undefined))) {
-    await thread.end();
-    throw new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
-  }
-  return signalsOf(update, { newToolId: newToolCallId, findInputs: kernelInputsOf }).flatMap((signal) =>
-    signal.kind === "inputs" ? signal.inputs : [],
-  );
+  const now = await taskNow((id) => a2a.getTask(id), taskId, thread.state.contextId);
+  if (now.kind === "live") return now.inputs;
+  await thread.end();
+  throw now.kind === "gone"
+    ? new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: now.cause })
+    : new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
 }
 
 function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSignal> {
