@@ -41,9 +41,18 @@ export interface ReplayTurn {
 
 export type ReplayScript = (turn: ReplayTurn) => FixtureLine[] | undefined;
 
+/**
+ * Tests: a promise to wait on before a turn plays one of its lines, or
+ * undefined to play it after its delay as usual. A test that needs a task
+ * still running when it acts holds the last line until it has acted,
+ * instead of betting on the fixture's delays outlasting a loaded machine.
+ */
+export type HoldLine = (turn: ReplayTurn, lineIndex: number, lineCount: number) => Promise<void> | undefined;
+
 export interface ReplayExecutorOptions {
   fixturesDir: string;
   script?: ReplayScript | undefined;
+  holdLine?: HoldLine | undefined;
   timeScale: number;
   errors: FixtureErrors;
   pending: PendingInputs;
@@ -117,14 +126,15 @@ export class ReplayExecutor implements AgentExecutor {
       while (message) {
         const turnIndex = this.turnCounts.get(ids.taskId) ?? 0;
         this.turnCounts.set(ids.taskId, turnIndex + 1);
-        const lines = await this.linesFor({
+        const turn = {
           ...ids,
           text: userText(message.parts),
           answer: answerText(message.parts),
           message: Message.toJSON(message),
           turnIndex,
-        });
-        const played = await this.replay(lines, ctx, bus, signal, progress);
+        };
+        const lines = await this.linesFor(turn);
+        const played = await this.replay(lines, turn, ctx, bus, signal, progress);
         // A turn cut short (canceled, stopped, or ended by an error line) takes no continuation.
         message = played ? this.takeContinuation(ids.taskId) : undefined;
       }
@@ -208,6 +218,7 @@ export class ReplayExecutor implements AgentExecutor {
   /** Plays `lines`; true when all of them played, false when the replay was stopped or hit an error line. */
   private async replay(
     lines: FixtureLine[],
+    turn: ReplayTurn,
     ctx: RequestContext,
     bus: ExecutionEventBus,
     signal: AbortSignal,
@@ -224,8 +235,9 @@ export class ReplayExecutor implements AgentExecutor {
       bus.publish(event);
       progress.published++;
     };
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
       if (!(await this.wait(line.delayMs, signal))) return false;
+      if (!(await this.hold(turn, index, lines.length, signal))) return false;
       if (line.error) {
         // Before any frame this is a refusal of the call; after, a broken stream.
         this.options.errors.raise(ctx.context, line.error);
@@ -270,6 +282,16 @@ export class ReplayExecutor implements AgentExecutor {
   private statusTime(): string {
     this.lastStatusAt = Math.max(Date.now(), this.lastStatusAt + 1);
     return new Date(this.lastStatusAt).toISOString();
+  }
+
+  /** Waits for a test's hold on a line, if any; false once the replay has been stopped. */
+  private async hold(turn: ReplayTurn, index: number, count: number, signal: AbortSignal): Promise<boolean> {
+    const held = this.options.holdLine?.(turn, index, count);
+    if (held && !signal.aborted) {
+      const stopped = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      await Promise.race([held, stopped]);
+    }
+    return !signal.aborted;
   }
 
   /** Waits a recorded delay; false once the replay has been stopped. */

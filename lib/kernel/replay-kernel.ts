@@ -20,14 +20,14 @@ import { HANDOFF_PATH, handoffFixtureRoutes, type ReceivedHandoff } from "./hand
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
 import { ENSURE_RESTORED_PATH, ensureRestoredRoute, type ReceivedRestore } from "./session-restore.js";
-import { ReplayExecutor, type ReplayScript } from "./replay-executor.js";
+import { ReplayExecutor, type HoldLine, type ReplayScript } from "./replay-executor.js";
 import { ReplayRequestHandler } from "./replay-request-handler.js";
 import { StreamDrops } from "./stream-drops.js";
 import { HistoryTaskStore, TaskHistory } from "./task-history.js";
 
 export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
 export type { ReceivedHandoff } from "./handoff-fixture.js";
-export type { ReplayScript, ReplayTurn } from "./replay-executor.js";
+export type { HoldLine, ReplayScript, ReplayTurn } from "./replay-executor.js";
 export type { ReceivedRestore } from "./session-restore.js";
 
 export interface ReceivedCall {
@@ -51,6 +51,8 @@ export interface ReplayKernelOptions {
   fixturesDir?: string;
   /** Tests: choose the lines for a turn instead of a fixture file. Return undefined to fall back to fixture selection. */
   script?: ReplayScript;
+  /** Tests: hold a line of a turn until a promise settles (see `HoldLine`). */
+  holdLine?: HoldLine;
   /** When set, every JSON-RPC call (and the pipeline recovery route) must carry `Authorization: Bearer <token>`, else HTTP 401. */
   requireToken?: string;
   /** Multiplies every delayMs (tests use 0 to replay instantly). Default 1. */
@@ -95,6 +97,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   const executor = new ReplayExecutor({
     fixturesDir: options.fixturesDir ?? FIXTURES_DIR,
     script: options.script,
+    holdLine: options.holdLine,
     timeScale: options.timeScale ?? 1,
     errors,
     pending,

@@ -5,7 +5,7 @@
  * user's parts on the running task with guidance_id and input_digest, the
  * steered run still finishes, and the run id of the guidance is kept.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { EventType } from "@ag-ui/core";
@@ -22,10 +22,25 @@ interface SentMessage {
 describe("guidance runs", () => {
   let harness: Harness;
 
+  /**
+   * The main runs' first turns hold their last line (the COMPLETED status)
+   * until the test has acted on the running task: however slow the machine,
+   * the task is still running when the guidance arrives.
+   */
+  let releaseMainRuns: () => void = () => undefined;
+  let mainRunsHeld = new Promise<void>((resolve) => (releaseMainRuns = resolve));
+  const holdMainRuns = () => {
+    releaseMainRuns();
+    mainRunsHeld = new Promise<void>((resolve) => (releaseMainRuns = resolve));
+  };
+
   beforeAll(async () => {
-    // slow-chat's chunks 200 ms apart, at a tenth: the run streams for about a third of a second.
-    harness = await startHarness({ timeScale: 0.1 });
+    harness = await startHarness({
+      holdLine: (turn, index, count) =>
+        turn.text === "slow-chat" && turn.turnIndex === 0 && index === count - 1 ? mainRunsHeld : undefined,
+    });
   });
+  afterEach(holdMainRuns);
   afterAll(() => harness.close());
 
   /** The thread's task once its run has recorded it: a guidance run can only steer a task the thread knows. */
@@ -63,6 +78,7 @@ describe("guidance runs", () => {
     expect(sent).toMatchObject({ taskId, parts: [{ text: "Deploy to cn-beijing instead" }] });
     expect(sent!.metadata.iac_code).toMatchObject({ guidance_id: "g-1", input_digest: "digest-of-g-1", run_mode: "pipeline" });
 
+    releaseMainRuns();
     const { events } = await mainRun;
     await expectValidRun(events);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId: main.runId });
@@ -102,6 +118,7 @@ describe("guidance runs", () => {
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ error: { code: "INVALID_INPUT" } });
     expect(sentMessage(guidance.messages[0]!.id)).toBeUndefined();
+    releaseMainRuns();
     await expectValidRun((await mainRun).events);
   });
 
