@@ -61,6 +61,14 @@ export interface Config {
   logLevel?: LogLevel | undefined;
   /** Kernel calls other than open streams, in seconds; unset, `DEFAULT_KERNEL_REQUEST_TIMEOUT_S` (an hour: a restore is slow). */
   kernelRequestTimeoutS?: number | undefined;
+  // Several instances on one set of threads (see `state/redis-thread-store.ts`).
+  /** Redis URL (`redis://host:port/db`) where thread state and leases live, shared by every instance; unset, the file store under `stateDir`. */
+  redisUrl?: string | undefined;
+  /**
+   * How long a run's lease on its thread lasts without renewal, in milliseconds (renewed every third of it while the run
+   * lives). With Redis, an instance that dies mid-run blocks its threads for at most this long.
+   */
+  leaseTtlMs?: number | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
@@ -92,6 +100,8 @@ const SETTINGS = {
   kernelStartTimeoutS: "IAC_CODE_AGUI_KERNEL_START_TIMEOUT_S",
   logLevel: "IAC_CODE_AGUI_LOG_LEVEL",
   kernelRequestTimeoutS: "IAC_CODE_AGUI_KERNEL_REQUEST_TIMEOUT_S",
+  redisUrl: "IAC_CODE_AGUI_REDIS_URL",
+  leaseTtlMs: "IAC_CODE_AGUI_LEASE_TTL_MS",
 } as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -100,6 +110,10 @@ export const DEFAULT_CLIENT_STALL_S = 120;
 export const DEFAULT_DRAIN_S = 10;
 /** A real kernel loads its model clients and tools before it answers: half a minute, not the demo's split second. */
 export const DEFAULT_KERNEL_START_TIMEOUT_S = 30;
+/** A dead instance's threads wait this long for its leases to expire; a live one renews every third of it. */
+export const DEFAULT_LEASE_TTL_MS = 15_000;
+/** Below this a renewal (every third) would race a loaded machine's event loop. */
+export const MIN_LEASE_TTL_MS = 300;
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -250,6 +264,23 @@ function kernelCommand(raw: string | undefined, a2aUrl: string | undefined): str
   }
 }
 
+/** A Redis URL (`redis:` or `rediss:`), checked at start so a typo stops the service instead of failing every request. */
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const name = `${SETTINGS.redisUrl} (${flagName(SETTINGS.redisUrl)})`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not echoed: a Redis URL may carry a password.
+    throw new ConfigError(`${name} is not a URL.`);
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    throw new ConfigError(`${name} must be a redis:// or rediss:// URL, got "${url.protocol}".`);
+  }
+  return raw;
+}
+
 const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
 
 export function loadConfig(
@@ -297,5 +328,7 @@ export function loadConfig(
     kernelStartTimeoutS: optionalInteger(SETTINGS.kernelStartTimeoutS, read("kernelStartTimeoutS"), 1),
     logLevel: logLevel(read("logLevel")),
     kernelRequestTimeoutS: optionalInteger(SETTINGS.kernelRequestTimeoutS, read("kernelRequestTimeoutS"), 1),
+    redisUrl: redisUrl(read("redisUrl")),
+    leaseTtlMs: integer(SETTINGS.leaseTtlMs, read("leaseTtlMs"), DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS),
   };
 }
