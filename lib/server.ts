@@ -17,6 +17,7 @@ import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import { startServiceKernel } from "./kernel-process/service-kernel.js";
 import type { KernelProcess, KernelProcessOptions } from "./kernel-process/supervisor.js";
+import { kernelFixtures } from "./http/kernel-fixtures.js";
 import { readinessChecks } from "./http/probes.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
@@ -104,6 +105,12 @@ export async function startService(
       draining: () => runs.draining,
     }),
     log,
+    kernelFixtures: kernelFixtures({
+      url: kernelUrl,
+      token: config.a2aToken,
+      maxResponseBytes: config.maxKernelResponseBytes,
+      timeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
+    }),
     ...(now ? { now } : {}),
     ...(sse ? { sse } : {}),
     ...(instrument ? { instrument } : {}),

@@ -4,24 +4,13 @@
  * found from the project root: `tsc` copies nothing but compiled TypeScript,
  * so the same folder must serve both the source tree and `dist/`.
  */
-import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import express from "express";
-import { FIXTURES_DIR, PROJECT_ROOT } from "../paths.js";
+import { PROJECT_ROOT } from "../paths.js";
+import type { KernelFixtures } from "./kernel-fixtures.js";
 
 export const SANDBOX_DIR = path.join(PROJECT_ROOT, "lib", "http", "sandbox");
-
-export interface FixtureSummary {
-  name: string;
-  /** The file's first `#` line: fixtures open with a comment saying what they show. */
-  description: string;
-  /** The fixture asks to be sent with `runMode: "pipeline"`; the page ticks the box for it. */
-  pipeline: boolean;
-}
-
-/** The names the demo kernel accepts (examples/fixtures/README.md, "Choosing a fixture"). */
-const FIXTURE_NAME = /^[A-Za-z0-9_-]+$/;
 
 /** Only what the page is made of: the folder also holds its tsconfig, which is nobody's business. */
 const SERVED = /\.(?:html|js|css|svg)$/;
@@ -36,31 +25,12 @@ const SECURITY_HEADERS = {
   "Cache-Control": "no-cache",
 };
 
-function leadingComment(text: string): string[] {
-  const lines: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    if (line.startsWith("#")) lines.push(line.replace(/^#\s?/, "").trim());
-    else if (line.trim() !== "") break;
-  }
-  return lines;
+export interface SandboxRouteOptions {
+  /** The configured kernel's fixtures (`kernel-fixtures.ts`); without it, or when the kernel has none, the page takes free text only. */
+  kernelFixtures?: KernelFixtures;
 }
 
-/** Fixture files are read on every call: the kernel reads them on every turn, so edits show at once. */
-export async function listFixtures(dir: string = FIXTURES_DIR): Promise<FixtureSummary[]> {
-  const names = (await readdir(dir))
-    .filter((file) => file.endsWith(".jsonl"))
-    .map((file) => file.slice(0, -".jsonl".length))
-    .filter((name) => FIXTURE_NAME.test(name))
-    .sort();
-  return Promise.all(
-    names.map(async (name) => {
-      const comment = leadingComment(await readFile(path.join(dir, `${name}.jsonl`), "utf8"));
-      return { name, description: comment[0] ?? "", pipeline: comment.join(" ").includes('runMode "pipeline"') };
-    }),
-  );
-}
-
-export function sandboxRoute(): express.Router {
+export function sandboxRoute({ kernelFixtures }: SandboxRouteOptions = {}): express.Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set(SECURITY_HEADERS);
@@ -73,7 +43,9 @@ export function sandboxRoute(): express.Router {
   router.get("/fixtures", async (_req, res, next) => {
     try {
       // The OS temp dir is an allowed cwd unless the operator narrowed the list; the page lets the user change it.
-      res.json({ fixtures: await listFixtures(), defaults: { cwd: os.tmpdir() } });
+      // Asked on every page load: the kernel reads its fixture files on every turn, so edits show at once.
+      const fixtures = kernelFixtures === undefined ? undefined : await kernelFixtures();
+      res.json({ fixtures: fixtures ?? [], source: fixtures === undefined ? "none" : "kernel", defaults: { cwd: os.tmpdir() } });
     } catch (error) {
       next(error);
     }

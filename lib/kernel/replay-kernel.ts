@@ -5,7 +5,8 @@
  * the tests exercise the same client code a production kernel does. Next to
  * the JSON-RPC route it serves the pipeline recovery route
  * (`GET /iac-code/pipeline/state`, `pipeline-state.ts`) and the session
- * handoff routes from a fixture (`/iac-code/handoff/<op>`, `handoff-fixture.ts`).
+ * handoff routes from a fixture (`/iac-code/handoff/<op>`, `handoff-fixture.ts`),
+ * and the list of its fixtures for the sandbox (`GET /iac-code/fixtures`, `fixture-list.ts`).
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -16,6 +17,7 @@ import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/serve
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
 import { FixtureErrors } from "./fixture-errors.js";
+import { FIXTURE_LIST_PATH, fixtureListRoute } from "./fixture-list.js";
 import { HANDOFF_PATH, handoffFixtureRoutes, type ReceivedHandoff } from "./handoff-fixture.js";
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
@@ -124,6 +126,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     bearerAuth(options.requireToken, httpUnauthorized),
     pipelineStateRoute(pipeline, pending),
   );
+  app.get(FIXTURE_LIST_PATH, bearerAuth(options.requireToken, httpUnauthorized), fixtureListRoute(options.fixturesDir ?? FIXTURES_DIR));
   app.post(ENSURE_RESTORED_PATH, ...ensureRestoredRoute(restores, bearerAuth(options.requireToken, httpUnauthorized)));
   app.use(HANDOFF_PATH, handoffFixtureRoutes(handoffs, bearerAuth(options.requireToken, httpUnauthorized), BODY_LIMIT));
   app.post(

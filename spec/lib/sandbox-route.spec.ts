@@ -10,9 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import ts from "typescript";
-import { listFixtures, SANDBOX_DIR } from "../../lib/http/sandbox-route.js";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { SANDBOX_DIR } from "../../lib/http/sandbox-route.js";
+import { listFixtures } from "../../lib/kernel/fixture-list.js";
+import { startService } from "../../lib/server.js";
 import { FIXTURES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
-import { startHarness, type Harness } from "../support/service.js";
+import { startHarness, testConfig, type Harness } from "../support/service.js";
 
 const TOKEN = "sandbox-token";
 const CONTENT_TYPES: Record<string, RegExp> = {
@@ -76,23 +80,28 @@ describe("the sandbox route", () => {
     expect(await response.json()).toEqual({ error: { code: "NOT_FOUND", message: expect.any(String) } });
   });
 
-  it("lists every fixture with its first comment line, and which ones ask for pipeline mode", async () => {
+  it("lists the kernel's fixtures with their whole opening comment, and which ones ask for pipeline mode", async () => {
     const response = await fetch(`${url}/sandbox/fixtures`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     const body = (await response.json()) as {
       fixtures: Array<{ name: string; description: string; pipeline: boolean }>;
+      source: string;
       defaults: { cwd: string };
     };
+    expect(body.source).toBe("kernel");
     const names = readdirSync(FIXTURES_DIR)
       .filter((file) => file.endsWith(".jsonl"))
       .map((file) => file.slice(0, -".jsonl".length));
     expect(body.fixtures.map((fixture) => fixture.name)).toEqual(names.sort());
     for (const fixture of body.fixtures) {
-      const firstComment = readFileSync(path.join(FIXTURES_DIR, `${fixture.name}.jsonl`), "utf8")
-        .split("\n")
-        .find((line) => line.startsWith("#"));
-      expect(fixture.description).toBe(firstComment!.replace(/^#\s?/, "").trim());
+      const lines = readFileSync(path.join(FIXTURES_DIR, `${fixture.name}.jsonl`), "utf8").split("\n");
+      const comment = lines.slice(
+        0,
+        lines.findIndex((line) => line.trim() !== "" && !line.startsWith("#")),
+      );
+      const whole = comment.map((line) => line.replace(/^#\s?/, "").trim()).filter((line) => line !== "");
+      expect(fixture.description).toBe(whole.join(" "));
     }
     const byName = new Map(body.fixtures.map((fixture) => [fixture.name, fixture]));
     expect(byName.get("reasoning-tools")).toEqual({
@@ -100,24 +109,75 @@ describe("the sandbox route", () => {
       description: "Thinking, an MCP tool call with progress, a failing tool, an artifact and a streamed answer.",
       pipeline: false,
     });
+    // Its first line stops at "the" ("…delayMs: 0, the"): the description is the whole comment, never cut mid-sentence.
+    expect(byName.get("permission")?.description).toMatch(
+      /^A permission interrupt\. .* turn 1 plays the section whose "when" is in the answer\.$/,
+    );
+    expect(byName.get("pipeline")?.description).toMatch(/format: examples\/fixtures\/README\.md, "Pipeline fixtures"\.$/);
     expect(byName.get("pipeline")?.pipeline).toBe(true);
     expect(byName.get("permission")?.pipeline).toBe(false);
     expect(body.defaults).toEqual({ cwd: os.tmpdir() });
   });
 
-  it("reads fixture files as the kernel names them: .jsonl only, plain names, the first comment line", async () => {
+  it("reads fixture files as the kernel names them: .jsonl only, plain names, the whole opening comment", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "sandbox-fixtures-"));
     writeFileSync(
       path.join(dir, "b-two.jsonl"),
-      '\n# First line.\n# Send with runMode "pipeline".\n{"delayMs": 0}\n# not the description\n',
+      '\n# First line, which goes on\n# on the second. Send with runMode "pipeline".\n{"delayMs": 0}\n# not the description\n',
     );
     writeFileSync(path.join(dir, "a_one.jsonl"), '{"delayMs": 0}\n# too late to describe the file\n');
     writeFileSync(path.join(dir, "bad name.jsonl"), "# skipped: the kernel could not pick it\n");
     writeFileSync(path.join(dir, "notes.md"), "# not a fixture\n");
     await expect(listFixtures(dir)).resolves.toEqual([
       { name: "a_one", description: "", pipeline: false },
-      { name: "b-two", description: "First line.", pipeline: true },
+      { name: "b-two", description: 'First line, which goes on on the second. Send with runMode "pipeline".', pipeline: true },
     ]);
+  });
+});
+
+describe("the sandbox's fixture list in front of other kernels", () => {
+  /** A loopback "kernel" that answers every request with one canned answer. */
+  async function cannedKernel(status: number, body: string) {
+    const server = http.createServer((_req, res) => res.writeHead(status, { "content-type": "application/json" }).end(body));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const kernelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const service = await startService(testConfig({ a2aUrl: kernelUrl }));
+    return {
+      url: service.url,
+      async close() {
+        await service.close();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  it("offers no fixtures (free text only) in front of a kernel without the fixture route", async () => {
+    const kernel = await cannedKernel(404, "{}");
+    try {
+      const response = await fetch(`${kernel.url}/sandbox/fixtures`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ fixtures: [], source: "none", defaults: { cwd: os.tmpdir() } });
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it("answers A2A_PROTOCOL_ERROR for a fixture list that is not one, and passes on only names the kernel could be asked for", async () => {
+    const garbage = await cannedKernel(200, '{"fixtures": 3}');
+    try {
+      const response = await fetch(`${garbage.url}/sandbox/fixtures`);
+      expect(response.status).toBe(502);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("A2A_PROTOCOL_ERROR");
+    } finally {
+      await garbage.close();
+    }
+    const mixed = await cannedKernel(200, JSON.stringify({ fixtures: [{ name: "ok", description: "Fine." }, { name: "../x" }, 7] }));
+    try {
+      const body = (await (await fetch(`${mixed.url}/sandbox/fixtures`)).json()) as { fixtures: unknown[] };
+      expect(body.fixtures).toEqual([{ name: "ok", description: "Fine.", pipeline: false }]);
+    } finally {
+      await mixed.close();
+    }
   });
 });
 
