@@ -35,6 +35,7 @@ import { connectRoute } from "./connect-route.js";
 import { handoffRoute } from "./handoff-route.js";
 import { probeRoutes, type Readiness } from "./probes.js";
 import { sandboxRoute } from "./sandbox-route.js";
+import type { KernelFixtures } from "./kernel-fixtures.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
@@ -71,6 +72,8 @@ export interface AppDependencies {
   runs?: RunRegistry;
   /** What `/ready` checks (see `probes.ts`); without it only `/health` is served. */
   readiness?: Readiness;
+  /** The kernel's fixture list for the sandbox (see `kernel-fixtures.ts`); without it the sandbox offers free text only. */
+  kernelFixtures?: KernelFixtures;
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {
@@ -87,6 +90,7 @@ export function createApp({
   instrument,
   runs = new RunRegistry(now),
   readiness,
+  kernelFixtures,
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -101,7 +105,7 @@ export function createApp({
   );
   // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
   // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
-  app.use("/sandbox", sandboxRoute());
+  app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
   // Probes come from load balancers, which send no token; they say nothing a token would protect.
   app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
