@@ -41,6 +41,18 @@ export class FixtureFormatError extends Error {
   override name = "FixtureFormatError";
 }
 
+/** What a `frame` of a dialect's fixture must look like; the 1.0 one is `STREAM_RESPONSE_FRAMES`. */
+export interface FrameFormat {
+  accepts(frame: unknown): boolean;
+  /** Ends "… must be <expected>" in a format error. */
+  expected: string;
+}
+
+export const STREAM_RESPONSE_FRAMES: FrameFormat = {
+  accepts: (frame) => frameKey(frame) !== undefined,
+  expected: `an object with exactly one of ${STREAM_RESPONSE_KEYS.join(", ")}`,
+};
+
 /** The single key of a wire frame, or undefined if it is not a StreamResponse. */
 export function frameKey(frame: unknown): StreamResponseKey | undefined {
   if (!isJsonObject(frame)) return undefined;
@@ -92,7 +104,7 @@ function parseMarker(value: Record<string, unknown>, where: string): TurnMarker 
   return "when" in value ? { turn: value.turn as number, when: value.when as string } : { turn: value.turn as number };
 }
 
-function parseLine(raw: string, where: string): ParsedLine {
+function parseLine(raw: string, where: string, format: FrameFormat): ParsedLine {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -115,9 +127,7 @@ function parseLine(raw: string, where: string): ParsedLine {
     return { line: { delayMs, drop: true } };
   }
   if ("error" in value) return { line: { delayMs, error: parseError(value.error, where) } };
-  if (!frameKey(value.frame)) {
-    throw new FixtureFormatError(`${where}: "frame" must be an object with exactly one of ${STREAM_RESPONSE_KEYS.join(", ")}`);
-  }
+  if (!format.accepts(value.frame)) throw new FixtureFormatError(`${where}: "frame" must be ${format.expected}`);
   return { line: { delayMs, frame: value.frame } };
 }
 
@@ -125,7 +135,7 @@ function parseLine(raw: string, where: string): ParsedLine {
  * Parses a fixture's text into its turn sections, in file order; `source`
  * only labels error messages. A file without lines gives no sections.
  */
-export function parseFixture(text: string, source = "fixture"): FixtureSection[] {
+export function parseFixture(text: string, source = "fixture", format: FrameFormat = STREAM_RESPONSE_FRAMES): FixtureSection[] {
   const sections: FixtureSection[] = [];
   // Where each section starts, to name it when it turns out to be empty.
   const starts: string[] = [];
@@ -149,7 +159,7 @@ export function parseFixture(text: string, source = "fixture"): FixtureSection[]
     const trimmed = raw.trim();
     if (trimmed === "" || trimmed.startsWith("#")) return;
     const where = `${source}:${index + 1}`;
-    const parsed = parseLine(trimmed, where);
+    const parsed = parseLine(trimmed, where, format);
     if ("marker" in parsed) return open(parsed.marker, where);
     // Lines before any marker are turn 0's.
     if (sections.length === 0) open({ turn: 0 }, where);
@@ -180,19 +190,19 @@ export async function listFixtures(dir: string): Promise<string[]> {
     .sort();
 }
 
-export async function loadFixture(dir: string, name: string): Promise<FixtureSection[]> {
+export async function loadFixture(dir: string, name: string, format: FrameFormat = STREAM_RESPONSE_FRAMES): Promise<FixtureSection[]> {
   if (!FIXTURE_NAME.test(name)) throw new FixtureFormatError(`invalid fixture name "${name}"`);
   const file = path.join(dir, name + FIXTURE_EXTENSION);
-  return parseFixture(await readFile(file, "utf8"), file);
+  return parseFixture(await readFile(file, "utf8"), file, format);
 }
 
 /**
  * The fixture a user message asks for: its whole text is a fixture name,
  * optionally written `fixture:<name>` or `/<name>`. Anything else (a real
- * question, an empty resume message) gets the default.
+ * question, an empty resume message) gets the default (`fallback`).
  */
-export function selectFixture(text: string, available: readonly string[]): string {
+export function selectFixture(text: string, available: readonly string[], fallback = DEFAULT_FIXTURE): string {
   const match = /^(?:fixture:|\/)?\s*([A-Za-z0-9_-]+)$/.exec(text.trim());
   const name = match?.[1];
-  return name !== undefined && available.includes(name) ? name : DEFAULT_FIXTURE;
+  return name !== undefined && available.includes(name) ? name : fallback;
 }

@@ -32,10 +32,13 @@ interface TrackedStream {
 export class StreamDrops {
   private readonly streams = new WeakMap<object, TrackedStream>();
 
-  /** Express middleware for the JSON-RPC route: follows the writes of every `SendStreamingMessage` response. */
-  track(): RequestHandler {
+  /**
+   * Express middleware for the JSON-RPC route: follows the writes of every
+   * streaming call's response (`message/stream` in the A2A 0.3 kernel).
+   */
+  track(streamingMethod = "SendStreamingMessage"): RequestHandler {
     return (req, res, next) => {
-      if (req.body?.method !== "SendStreamingMessage") return next();
+      if (req.body?.method !== streamingMethod) return next();
       const stream: TrackedStream = { res, written: 0, cut: false, onProgress: new Set() };
       this.streams.set(req.headers, stream);
       const notify = () => stream.onProgress.forEach((listener) => listener());
@@ -66,7 +69,14 @@ export class StreamDrops {
    * aborts.
    */
   async cut(call: ServerCallContext, published: number, signal: AbortSignal): Promise<void> {
-    const headers = call.state.get(STATE_HEADERS_KEY);
+    return this.cutRequest(call.state.get(STATE_HEADERS_KEY), published, signal);
+  }
+
+  /**
+   * `cut` for a call known by its Express request's header object (an SDK
+   * whose call context does not carry it, as 0.3's does not).
+   */
+  async cutRequest(headers: unknown, published: number, signal: AbortSignal): Promise<void> {
     const stream = typeof headers === "object" && headers !== null ? this.streams.get(headers) : undefined;
     if (!stream) return;
     const ended = () => stream.res.writableEnded || stream.res.destroyed;
