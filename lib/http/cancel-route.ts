@@ -12,7 +12,7 @@ import type { A2AClient } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
 import { SCHEMAS_DIR } from "../paths.js";
 import type { ThreadStore } from "../state/thread-store.js";
-import { loadThread } from "../threads/load-thread.js";
+import { acquireThread, loadThread } from "../threads/load-thread.js";
 import { cancelExecution, type CancellableThread } from "../threads/cancel-execution.js";
 import { endExecution } from "../threads/thread-transitions.js";
 import type { ThreadRun } from "../threads/thread-run.js";
@@ -50,7 +50,7 @@ async function underLease<T>(
   threadId: string,
   work: (thread: CancellableThread | undefined) => Promise<T>,
 ): Promise<T> {
-  const lease = await store.tryAcquire(threadId);
+  const lease = await acquireThread(store, threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
     let state = await loadThread(store, threadId);
@@ -61,7 +61,7 @@ async function underLease<T>(
       },
       async end() {
         state = endExecution(state!);
-        await store.save(state);
+        await store.save(state, lease);
       },
     };
     return await work(thread);

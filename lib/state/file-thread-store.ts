@@ -11,9 +11,9 @@ import { chmod, lstat, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
 import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles } from "./atomic-json-adapter.js";
-import { projectThreadState, schemaProblem } from "./thread-state-document.js";
+import { checkSavable, documentAsState, stateAsDocument } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
-import { THREAD_STATE_SCHEMA_VERSION, type ThreadState } from "./thread-state.js";
+import type { ThreadState } from "./thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
 
 export { threadFileStem } from "./thread-file-stem.js";
@@ -29,11 +29,12 @@ export class FileThreadStore implements ThreadStore {
   readonly threadsDir: string;
   /**
    * Leases live in this process only, which is right while one process owns
-   * the state directory. A shared store (several instances) needs a real
-   * lease with an owner and an expiry, renewed while the run lasts, so that
-   * a crashed instance does not hold a thread forever.
+   * the state directory. Several instances share threads through the Redis
+   * store instead (`redis-thread-store.ts`), whose leases expire unless renewed.
    */
-  readonly #leases = new Map<string, symbol>();
+  readonly #leases = new Map<string, number>();
+  /** Fencing tokens only grow, so a released lease's token is never handed out again. */
+  #lastToken = 0;
   /** Saves of one thread run one after another, so the last save called is the one on disk. */
   readonly #saving = new Map<string, Promise<void>>();
   #directories: Promise<void> | undefined;
@@ -63,37 +64,24 @@ export class FileThreadStore implements ThreadStore {
       throw unavailable("cannot be read", error);
     }
     if (db.data === missing) return undefined;
-    const document = db.data as Partial<ThreadState>;
-    if (document.schemaVersion !== THREAD_STATE_SCHEMA_VERSION) {
-      const version = document.schemaVersion as unknown;
-      throw unavailable(Number.isInteger(version) ? `schemaVersion ${String(version)} is not supported` : "has no numeric schemaVersion");
-    }
-    if (document.threadId !== threadId) throw unavailable("belongs to another thread (threadId does not match)");
-    const problem = schemaProblem(document);
-    if (problem) throw unavailable(`is not a valid thread state: ${problem}`);
-    return projectThreadState(document as ThreadState);
+    return documentAsState(db.data, threadId, path.basename(file));
   }
 
-  async save(state: ThreadState): Promise<void> {
-    if (state === null || typeof state !== "object") throw new StatePersistenceError("thread state: not an object");
-    if (state.schemaVersion !== THREAD_STATE_SCHEMA_VERSION) throw new StatePersistenceError("thread state: schemaVersion must be 1");
-    if (typeof state.threadId !== "string" || state.threadId === "")
-      throw new StatePersistenceError("thread state: threadId must be a non-empty string");
+  async save(state: ThreadState, lease?: ThreadLease): Promise<void> {
+    checkSavable(state);
     const { threadId } = state;
     const file = this.#fileOrFail(threadId, StatePersistenceError);
-    // Projected and copied now: what the caller does to `state` after this call is not saved.
-    let document: ThreadState;
-    try {
-      document = JSON.parse(JSON.stringify(projectThreadState(state))) as ThreadState;
-    } catch (error) {
-      throw new StatePersistenceError(`thread state ${path.basename(file)}: not serialisable as JSON`, { cause: error });
-    }
-    // The schema that load applies, applied to the very text about to be written: a saved state always loads.
-    const problem = schemaProblem(document);
-    if (problem) throw new StatePersistenceError(`thread state ${path.basename(file)}: refused, not a valid thread state: ${problem}`);
+    const document = stateAsDocument(state, path.basename(file));
+    if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
 
     const previous = this.#saving.get(threadId) ?? Promise.resolve();
-    const current = previous.catch(() => undefined).then(() => this.#write(file, document));
+    // Checked again in turn: a lease released while earlier saves were queued no longer writes.
+    const current = previous
+      .catch(() => undefined)
+      .then(() => {
+        if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
+        return this.#write(file, document);
+      });
     this.#saving.set(threadId, current);
     try {
       await current;
@@ -105,16 +93,23 @@ export class FileThreadStore implements ThreadStore {
 
   async tryAcquire(threadId: string): Promise<ThreadLease | undefined> {
     if (this.#leases.has(threadId)) return undefined;
-    const token = Symbol(threadId);
+    const token = ++this.#lastToken;
     this.#leases.set(threadId, token);
     const leases = this.#leases;
     return Object.freeze({
       threadId,
+      token,
       // Only the holder's own entry is removed: a late second release cannot free a lease taken since.
       release: async () => {
         if (leases.get(threadId) === token) leases.delete(threadId);
       },
     });
+  }
+
+  /** A save under a lease that no longer holds its thread is refused, as the shared store refuses it. */
+  #checkHeld(lease: ThreadLease, threadId: string, where: string): void {
+    if (lease.threadId !== threadId || this.#leases.get(threadId) !== lease.token)
+      throw new StatePersistenceError(`thread state ${where}: refused, the lease it was written under no longer holds the thread`);
   }
 
   /**

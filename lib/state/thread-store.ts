@@ -1,14 +1,22 @@
 /**
  * The persistence boundary for thread state. It knows nothing of AG-UI
- * events. Today one JSON file per thread (`FileThreadStore`); a shared store
- * (Redis, with the same per-thread leases) can stand behind the same
- * interface so that several service instances share threads.
+ * events. One JSON file per thread (`FileThreadStore`) for one process, or
+ * one Redis key per thread (`RedisThreadStore`) shared by several service
+ * instances, with the same leases and fencing across them.
  */
 import type { ThreadState } from "./thread-state.js";
 
 /** Exclusive right to run on one thread; released when the run ends. */
 export interface ThreadLease {
   readonly threadId: string;
+  /**
+   * The fencing token: greater than that of every lease taken on this
+   * thread before. A save under a lease that is no longer the thread's
+   * (released, or expired and taken by another instance) is refused, so a
+   * holder that lost its lease cannot write.
+   */
+  readonly token: number;
+  /** Gives the thread back if this lease still holds it; never throws (an unreachable store lets it expire). */
   release(): Promise<void>;
 }
 
@@ -23,11 +31,21 @@ export interface ThreadStore {
   /**
    * Replaces the thread's state atomically. Throws `StatePersistenceError`,
    * also for a state that `load` could not read back (larger than its cap):
-   * such a state is refused, never written.
+   * such a state is refused, never written. Under `lease`, the write
+   * happens only while that lease still holds the thread, checked by the
+   * store as it writes (StatePersistenceError otherwise). Every write of the
+   * service passes its lease; without one the write is unfenced (tools, tests).
    */
-  save(state: ThreadState): Promise<void>;
-  /** The thread's lease, or undefined when another run holds it. */
+  save(state: ThreadState, lease?: ThreadLease): Promise<void>;
+  /**
+   * The thread's lease, or undefined when another run holds it. Throws
+   * `StateUnavailableError` when the store cannot be reached.
+   */
   tryAcquire(threadId: string): Promise<ThreadLease | undefined>;
+  /** Whether the store can be reached and written now (readiness); absent, the caller checks what it knows. */
+  available?(): Promise<boolean>;
+  /** Lets go of what the store holds open (a connection); absent when there is nothing. */
+  close?(): Promise<void>;
 }
 
 export class StateUnavailableError extends Error {

@@ -13,7 +13,7 @@ import { contextIdFor } from "../a2a/request-mapping.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
-import { loadThread } from "./load-thread.js";
+import { acquireThread, loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
 import type { ValidRunInput } from "../validation.js";
 import { sameWorkspace } from "../workspace.js";
@@ -58,9 +58,9 @@ export function requestDigest(input: ValidRunInput): string {
   return canonicalDigest({ ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, alibabaCloud: cloud } } });
 }
 
-async function save(store: ThreadStore, state: ThreadState): Promise<void> {
+async function save(store: ThreadStore, state: ThreadState, lease: ThreadLease): Promise<void> {
   try {
-    await store.save(state);
+    await store.save(state, lease);
   } catch (error) {
     throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
   }
@@ -104,8 +104,8 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
 
   // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
   checkRunId(await loadThread(store, input.threadId), input, digest);
-  let lease = await store.tryAcquire(input.threadId);
-  if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await store.tryAcquire(input.threadId);
+  let lease = await acquireThread(store, input.threadId);
+  if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await acquireThread(store, input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY");
   try {
     // Under the lease the file is authoritative: another run may have changed it since the first look.
@@ -131,7 +131,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
       const fenced = await applyExecutionFence(state, input, deps);
       state = fenced.state;
       // Kept even if the request is refused below (RESUME_REQUIRED names what the kernel showed).
-      if (fenced.changed) await save(store, state);
+      if (fenced.changed) await save(store, state, lease);
       if (isResume) {
         if (ext.rosInvocationId !== state.execution.rosInvocationId) {
           throw new AguiError("EXECUTION_LOST", { reason: "invocationMismatch" });
@@ -151,7 +151,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
       }
     }
     state = recordRun(state, input.runId, digest, reusesRunId);
-    await save(store, state);
+    await save(store, state, lease);
     return { state, lease, isResume };
   } catch (error) {
     await lease.release();

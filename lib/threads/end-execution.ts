@@ -13,7 +13,7 @@ export async function endStoredExecution(store: ThreadStore, threadId: string, e
   try {
     const state = await store.load(threadId);
     if (!state || state.execution.executionId !== executionId || state.terminalExecutionIds.includes(executionId)) return;
-    await store.save(endExecution(state));
+    await store.save(endExecution(state), lease);
   } finally {
     await lease.release();
   }

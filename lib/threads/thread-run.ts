@@ -70,7 +70,7 @@ export class ThreadRun {
     const next = this.#queue.then(async () => {
       const state = change(this.#state);
       if (state === this.#state) return;
-      await this.options.store.save(state);
+      await this.options.store.save(state, this.options.lease);
       this.#state = state;
     });
     this.#queue = next.catch(() => undefined);

@@ -189,6 +189,7 @@ class LeaseWatch implements ThreadStore {
     if (!lease) return undefined;
     return {
       threadId,
+      token: lease.token,
       release: async () => {
         await lease.release();
         for (const resolve of this.#waiting.get(threadId)?.splice(0) ?? []) resolve();
