@@ -2,16 +2,20 @@
  * The kernel's A2A 1.0 JSON-RPC API (wire contract §1), one method per call.
  * Every failure is an AguiError (see `rpc-errors.ts`); streams are cold
  * Observables of each frame's `result`, and end when the kernel closes them.
+ * An agent that speaks A2A 0.3 is called in 0.3's words and answers as a 1.0
+ * agent would (`dialect-v03.ts`): callers never see the difference.
  */
 import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import type { EventSourceMessage } from "eventsource-client";
 import type { RequestInit } from "node-fetch";
-import { defer, map, type Observable } from "rxjs";
+import { defer, from, map, switchMap, tap, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_MS, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./limits.js";
-import { parseJson, resultOf, resultOfHttp, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
+import { paramsToV03, streamResultFromV03, taskResultFromV03, v03Method } from "./dialect-v03.js";
+import type { A2aDialect } from "./dialect.js";
+import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import type { ReadGate } from "./body-reader.js";
 import { postSse } from "./sse-stream.js";
 
@@ -28,7 +32,26 @@ export interface A2AClientOptions {
   maxRecordBytes?: number;
   /** A non-SSE (JSON) answer, in bytes; past it the call fails with A2A_PROTOCOL_ERROR. */
   maxResponseBytes?: number;
+  /**
+   * The dialect the agent speaks: fixed, or asked before each call of a
+   * source that reads the agent's card (`dialect.ts`), told to `forget` it
+   * when the agent could not be reached (it may come back another). Default 1.0.
+   */
+  dialect?: A2aDialect | DialectSource;
 }
+
+/** What the client asks of `AgentCardSource`. */
+export interface DialectSource {
+  dialect(): Promise<A2aDialect>;
+  forget(): void;
+}
+
+/** How a 0.3 answer to each unary method reads as the 1.0 answer. */
+const V03_RESULTS: Readonly<Record<string, (result: JsonRpcResult) => JsonRpcResult>> = {
+  SendMessage: streamResultFromV03,
+  GetTask: taskResultFromV03,
+  CancelTask: taskResultFromV03,
+};
 
 export interface StreamOptions {
   /** The reader's backpressure: while the gate is closed the stream is not read on, and TCP holds the kernel back. */
@@ -42,6 +65,7 @@ export class A2AClient {
   readonly #timeoutMs: number;
   readonly #maxRecordBytes: number;
   readonly #maxResponseBytes: number;
+  readonly #dialect: DialectSource;
 
   constructor(options: A2AClientOptions) {
     this.#url = options.url;
@@ -49,6 +73,8 @@ export class A2AClient {
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_MS;
     this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_KERNEL_RECORD_BYTES;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_KERNEL_RESPONSE_BYTES;
+    const dialect = options.dialect ?? "1.0";
+    this.#dialect = typeof dialect === "string" ? { dialect: () => Promise.resolve(dialect), forget: () => {} } : dialect;
   }
 
   /** SendStreamingMessage: each SSE `data:` frame's `result`, in order; completes when the kernel closes the stream. */
@@ -75,8 +101,9 @@ export class A2AClient {
     return this.#call("CancelTask", { id: taskId });
   }
 
-  /** ListTasks (A2A 1.0): the context's tasks, newest first, `{tasks, nextPageToken}`. */
-  listTasks(contextId: string, pageSize = 20): Promise<JsonRpcResult> {
+  /** ListTasks (A2A 1.0): the context's tasks, newest first, `{tasks, nextPageToken}`. A 0.3 agent cannot list: none. */
+  async listTasks(contextId: string, pageSize = 20): Promise<JsonRpcResult> {
+    if ((await this.#dialect.dialect()) === "0.3") return { tasks: [] };
     return this.#call("ListTasks", { contextId, pageSize, historyLength: 0 });
   }
 
@@ -133,27 +160,40 @@ export class A2AClient {
   }
 
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
-    // defer: each subscription is its own POST, with its own request id.
-    return defer(() =>
-      postSse({
-        url: this.#url,
-        headers: this.#headers("text/event-stream"),
-        body: envelope(method, params),
-        connectTimeoutMs: this.#timeoutMs,
-        maxRecordBytes: this.#maxRecordBytes,
-        maxResponseBytes: this.#maxResponseBytes,
-        gate,
+    // defer: each subscription is its own POST, with its own request id, in the dialect the agent speaks then.
+    return defer(() => from(this.#dialect.dialect())).pipe(
+      switchMap((dialect) => {
+        const v03 = dialect === "0.3";
+        const records = postSse({
+          url: this.#url,
+          headers: this.#headers("text/event-stream", dialect),
+          body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
+          connectTimeoutMs: this.#timeoutMs,
+          maxRecordBytes: this.#maxRecordBytes,
+          maxResponseBytes: this.#maxResponseBytes,
+          gate,
+        });
+        return v03 ? records.pipe(map((record) => streamResultFromV03(resultOfRecord(record)))) : records.pipe(map(resultOfRecord));
       }),
-    ).pipe(map(resultOfRecord));
+      tap({ error: (error: unknown) => this.#noteFailure(error) }),
+    );
   }
 
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
+    const dialect = await this.#dialect.dialect();
+    const v03 = dialect === "0.3";
     const { status, text } = await this.#fetch(this.#url, {
       method: "POST",
-      headers: this.#headers("application/json"),
-      body: envelope(method, params),
+      headers: this.#headers("application/json", dialect),
+      body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
     });
-    return resultOfHttp(status, text);
+    const result = resultOfHttp(status, text);
+    return v03 ? (V03_RESULTS[method] ?? ((same) => same))(result) : result;
+  }
+
+  /** An agent out of reach may come back as another (a restart, a new version): its card is read again before the next call. */
+  #noteFailure(error: unknown): void {
+    if (error instanceof AguiError && error.code === "A2A_UNAVAILABLE" && rpcErrorOf(error) === undefined) this.#dialect.forget();
   }
 
   /** One request, body included, within the timeout; failing to get an answer is A2A_UNAVAILABLE (kernelFetch says what else fails). */
@@ -162,13 +202,16 @@ export class A2AClient {
       const response = await kernelFetch(url, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) }, this.#maxResponseBytes);
       return { status: response.status, text: await readAnswer(response) };
     } catch (error) {
-      throw error instanceof AguiError ? error : unavailable(error);
+      const failure = error instanceof AguiError ? error : unavailable(error);
+      this.#noteFailure(failure);
+      throw failure;
     }
   }
 
-  #headers(accept: string): Record<string, string> {
+  /** A 0.3 agent is sent no version header: 0.3 has none, and 1.0's is what tells a 1.0 server the call is 1.0. */
+  #headers(accept: string, dialect: A2aDialect = "1.0"): Record<string, string> {
     return {
-      [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION,
+      ...(dialect === "1.0" ? { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION } : {}),
       "Content-Type": "application/json",
       Accept: accept,
       ...(this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` }),
