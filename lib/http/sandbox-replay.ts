@@ -1,0 +1,183 @@
+/**
+ * `POST /sandbox/replay`: a recorded A2A fixture from the person's disk (the
+ * format of `examples/fixtures/`, which recorder mode writes) replayed
+ * through the run's own chain (`runPipeline`) into the AG-UI stream this
+ * service would have sent for it. What a person debugging a recording
+ * expects is "what did the client get from this?", whatever kernel the
+ * service fronts, so no kernel is called: the frames stand in for one.
+ *
+ * Nothing is kept: the thread is a fresh id per replay, ids the kernel
+ * announced are not written anywhere, and a pause shows its interrupts
+ * without storing them (there is no task to answer). The route sits in the
+ * sandbox's router, so it exists only where the sandbox does, and it asks for
+ * the bearer token as every run does (docs/sandbox.md, "Keep").
+ */
+import { randomUUID } from "node:crypto";
+import { EventType } from "@ag-ui/core";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import { concatMap, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import { executionFailed } from "../a2a/rpc-errors.js";
+import type { JsonRpcResult } from "../a2a/client.js";
+import { AguiError } from "../errors.js";
+import { messageFor } from "../i18n/index.js";
+import { kernelInputsOf, keepInput } from "../interrupts/keep-input.js";
+import { toInterrupt } from "../interrupts/to-interrupt.js";
+import { FixtureFormatError, parseFixture, sectionFor, type FixtureLine } from "../kernel/fixtures.js";
+import { fillPlaceholders } from "../kernel/live-event.js";
+import { isJsonObject } from "../model/json.js";
+import { runPipeline, type RunPorts } from "../run-pipeline.js";
+import { toKernelSignals } from "../../operators/to-kernel-signals.js";
+import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
+import { bearerAuth } from "./auth.js";
+import { jsonBody } from "./json-body.js";
+import { requestLanguage } from "./request-language.js";
+import { pipeToSse } from "./sse-sink.js";
+
+/** Recordings of long pipeline runs come to a few MiB; the cap keeps one upload from holding much more. */
+export const MAX_REPLAY_BODY_BYTES = 8 * 1024 * 1024;
+/** A recording's long pause (a person reading before answering) is not worth sitting through again. */
+export const MAX_REPLAY_GAP_MS = 2_000;
+const MAX_TIME_SCALE = 10;
+
+export interface ReplayRequest {
+  /** The fixture file's text. */
+  fixture: string;
+  /** The task's turn to play: 0 for the first message, 1 for the first answer, … Default 0. */
+  turn: number;
+  /** For a turn with `when` sections: the answer that picks one (the fallback section otherwise). */
+  answer: string;
+  /** Multiplies the recorded delays: 1 keeps the recording's rhythm, 0 plays it at once. Default 1. */
+  timeScale: number;
+}
+
+export interface SandboxReplayOptions {
+  authToken: string | undefined;
+  heartbeatMs: number;
+}
+
+const invalid = (detail: string) => new AguiError("INVALID_INPUT", { reason: "fixture", detail: detail.slice(0, 500) });
+
+export function readReplayRequest(body: unknown): ReplayRequest {
+  if (!isJsonObject(body) || typeof body.fixture !== "string" || body.fixture.trim() === "") {
+    throw invalid('the body must be {"fixture": "<the .jsonl file\'s text>", "turn"?: N, "answer"?: "…", "timeScale"?: 0…10}');
+  }
+  const turn = body.turn ?? 0;
+  if (typeof turn !== "number" || !Number.isInteger(turn) || turn < 0) throw invalid('"turn" must be an integer ≥ 0');
+  const answer = body.answer ?? "";
+  if (typeof answer !== "string") throw invalid('"answer" must be a string');
+  const timeScale = body.timeScale ?? 1;
+  if (typeof timeScale !== "number" || !(timeScale >= 0 && timeScale <= MAX_TIME_SCALE)) {
+    throw invalid(`"timeScale" must be a number from 0 to ${MAX_TIME_SCALE}`);
+  }
+  return { fixture: body.fixture, turn, answer, timeScale };
+}
+
+/** The lines of the turn asked for, or the reason there are none. */
+export function linesToReplay({ fixture, turn, answer }: ReplayRequest): FixtureLine[] {
+  let sections;
+  try {
+    sections = parseFixture(fixture, "the fixture");
+  } catch (error) {
+    if (error instanceof FixtureFormatError) throw invalid(error.message);
+    throw error;
+  }
+  const section = sectionFor(sections, turn, answer);
+  if (section === undefined) {
+    const turns = [...new Set(sections.map((s) => s.turn))].join(", ");
+    throw invalid(`the fixture has no section for turn ${turn} (its turns: ${turns || "none"})`);
+  }
+  return section.lines;
+}
+
+/**
+ * The section's lines as the kernel's stream would bring them: each frame
+ * after its delay, an error line as the kernel's JSON-RPC error, a drop as
+ * the end of the stream.
+ */
+export function replayedFrames(
+  lines: readonly FixtureLine[],
+  timeScale: number,
+  ids: { taskId: string; contextId: string },
+): Observable<JsonRpcResult> {
+  const cut = lines.findIndex((line) => line.drop === true);
+  const played = cut < 0 ? lines : lines.slice(0, cut);
+  return from(played).pipe(
+    concatMap((line) => {
+      const wait = Math.min(line.delayMs * timeScale, MAX_REPLAY_GAP_MS);
+      const after = wait > 0 ? timer(wait).pipe(map(() => line)) : of(line);
+      return after.pipe(
+        concatMap((due) => {
+          if (due.error) return throwError(() => executionFailed(due.error!));
+          return due.frame === undefined ? EMPTY : of(fillPlaceholders(due.frame, ids) as JsonRpcResult);
+        }),
+      );
+    }),
+  );
+}
+
+/** The ports of a run that keeps nothing: no thread on disk, no task to cancel, interrupts shown and forgotten. */
+function replayPorts(language: string): RunPorts {
+  return {
+    persistIds: () => undefined,
+    settleAndPersistEnd: (end) =>
+      end.error || !end.inputs?.length
+        ? end
+        : {
+            ...end,
+            interrupts: end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, language)),
+          },
+  };
+}
+
+function replay(req: Request, res: Response, { heartbeatMs }: SandboxReplayOptions): void {
+  const request = readReplayRequest(req.body);
+  const lines = linesToReplay(request);
+  const language = requestLanguage(req);
+  const threadId = `sandbox-replay-${randomUUID()}`;
+  const runId = `replay-${randomUUID()}`;
+  const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
+  const describe = (error: AguiError) => messageFor(error, language);
+  const signals$ = replayedFrames(lines, request.timeScale, ids).pipe(
+    unwrapStreamResponse(),
+    toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }),
+  );
+  const items$ = signals$.pipe(
+    runPipeline(
+      {
+        threadId,
+        runId,
+        opening: [{ type: EventType.RUN_STARTED, threadId, runId }],
+        session: {
+          threadId,
+          runId,
+          executionId: randomUUID(),
+          contextId: ids.contextId,
+          rosInvocationId: "sandbox-replay",
+          known: { taskId: null, sessionId: null },
+        },
+        pipelineSequence: 0,
+        pipelineOpenSteps: [],
+        textSnapshotDigests: [],
+        describe,
+        heartbeatMs,
+      },
+      replayPorts(language),
+    ),
+  );
+  // The chain ends every failure in RUN_ERROR; what reaches here is the sink's own, after the stream is over.
+  pipeToSse(items$, res, () => undefined);
+}
+
+/** The replay route, for the sandbox's router: the token first, then a capped JSON body. */
+export function sandboxReplayRoute(options: SandboxReplayOptions): express.Router {
+  const router = express.Router();
+  const handle: RequestHandler = (req, res, next) => {
+    try {
+      replay(req, res, options);
+    } catch (error) {
+      next(error);
+    }
+  };
+  router.post("/replay", bearerAuth(options.authToken), jsonBody(MAX_REPLAY_BODY_BYTES), handle);
+  return router;
+}
