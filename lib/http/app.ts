@@ -35,6 +35,7 @@ import { connectRoute } from "./connect-route.js";
 import { handoffRoute } from "./handoff-route.js";
 import { probeRoutes, type Readiness } from "./probes.js";
 import { sandboxRoute } from "./sandbox-route.js";
+import { sandboxReplayRoute } from "./sandbox-replay.js";
 import type { KernelFixtures } from "./kernel-fixtures.js";
 import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
@@ -106,6 +107,8 @@ export function createApp({
   // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
   // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
   app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
+  // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
+  app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
   // Probes come from load balancers, which send no token; they say nothing a token would protect.
   app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
