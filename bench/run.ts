@@ -16,16 +16,33 @@ const RESULTS = new URL("../../bench/results.json", import.meta.url);
 const started = Date.now();
 const log = (message: string) => console.error(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
 
-log("1/5 operator chain");
-const chain = await benchOperatorChain();
-log("2/5 end to end on loopback");
-const loopback = await benchLoopback();
-log("3/5 idle streams");
-const idle = await benchIdleStreams();
-log("4/5 thread store");
-const store = await benchThreadStore();
-log("5/5 slow client");
-const slow = await benchSlowClient();
+/**
+ * `npm run bench -- chain store` (or `BENCH_SECTIONS=chain,store`) runs those sections alone, for working on one;
+ * without either, every section runs. A partial run prints its rows but leaves `bench/results.json` alone.
+ */
+const SECTIONS = ["chain", "loopback", "idle", "store", "slow"] as const;
+type Section = (typeof SECTIONS)[number];
+const asked = [...process.argv.slice(2), ...(process.env.BENCH_SECTIONS ?? "").split(",")].map((name) => name.trim()).filter(Boolean);
+const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+if (unknown.length > 0) {
+  console.error(`bench: no section ${unknown.join(", ")}; the sections are ${SECTIONS.join(", ")}`);
+  process.exit(2);
+}
+const selected = new Set<string>(asked.length > 0 ? asked : SECTIONS);
+const everySection = selected.size === SECTIONS.length;
+let step = 0;
+/** The section's figures, or undefined when it was not asked for. */
+async function section<T>(name: Section, title: string, measure: () => Promise<T>): Promise<T | undefined> {
+  if (!selected.has(name)) return undefined;
+  log(`${++step}/${selected.size} ${title}`);
+  return measure();
+}
+
+const chain = await section("chain", "operator chain", benchOperatorChain);
+const loopback = await section("loopback", "end to end on loopback", benchLoopback);
+const idle = await section("idle", "idle streams", benchIdleStreams);
+const store = await section("store", "thread store", benchThreadStore);
+const slow = await section("slow", "slow client", benchSlowClient);
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -33,55 +50,63 @@ const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximum
 const spread = (values: readonly number[]) => `${n(Math.min(...values), 2)}–${n(Math.max(...values), 2)}`;
 const check = (ok: boolean | undefined) => (ok === undefined ? "–" : ok ? "yes" : "**no**");
 const rows: Row[] = [
-  [
-    `operator chain, \`${chain.fixture}\` fixture (frames/s)`,
-    n(chain.pipelineFramesPerSecond),
-    `JSON parse+stringify: ${n(chain.baselineFramesPerSecond)}`,
-    n(chain.ratio, 2),
-    "≥ 0.5",
-    check(chain.ratio >= 0.5),
-  ],
-  [
-    "heartbeat operator (items/s)",
-    n(chain.heartbeat.newItemsPerSecond),
-    `re-arming per item: ${n(chain.heartbeat.rearmingItemsPerSecond)}`,
-    `${n(chain.heartbeat.ratio, 1)}×`,
-    "–",
-    "–",
-  ],
-  [
-    `end to end, ${loopback.throughput.streams} streams (events/s)`,
-    n(loopback.throughput.serviceEventsPerSecond),
-    `raw SSE proxy: ${n(loopback.throughput.proxyEventsPerSecond)}; rounds ${spread(loopback.throughput.ratioPerRound)}`,
-    n(loopback.throughput.ratio, 2),
-    "≥ 0.7",
-    check(loopback.throughput.ratio >= 0.7),
-  ],
-  [
-    `  reference: parse+re-encode proxy (events/s)`,
-    n(loopback.throughput.reencodeEventsPerSecond),
-    `raw SSE proxy; rounds ${spread(loopback.throughput.reencodeRatioPerRound)}`,
-    n(loopback.throughput.reencodeRatio, 2),
-    "–",
-    "–",
-  ],
-  [
-    `added latency p50, ${loopback.latency.streams} streams (ms)`,
-    n(loopback.latency.addedMs.p50, 2),
-    `service ${n(loopback.latency.serviceMs.p50, 2)}, proxy ${n(loopback.latency.proxyMs.p50, 2)}; rounds ${spread(loopback.latency.rounds.map((round) => round.addedMs.p50))}`,
-    n(loopback.latency.addedMs.p50, 2),
-    "–",
-    "–",
-  ],
-  [
-    `added latency p99, ${loopback.latency.streams} streams (ms)`,
-    n(loopback.latency.addedMs.p99, 2),
-    `service ${n(loopback.latency.serviceMs.p99, 2)}, proxy ${n(loopback.latency.proxyMs.p99, 2)}; rounds ${spread(loopback.latency.rounds.map((round) => round.addedMs.p99))}`,
-    n(loopback.latency.addedMs.p99, 2),
-    "≤ 2",
-    check(loopback.latency.addedMs.p99 <= 2),
-  ],
-  ...idle.flatMap((result): Row[] => [
+  ...(chain === undefined
+    ? []
+    : ([
+        [
+          `operator chain, \`${chain.fixture}\` fixture (frames/s)`,
+          n(chain.pipelineFramesPerSecond),
+          `JSON parse+stringify: ${n(chain.baselineFramesPerSecond)}`,
+          n(chain.ratio, 2),
+          "≥ 0.5",
+          check(chain.ratio >= 0.5),
+        ],
+        [
+          "heartbeat operator (items/s)",
+          n(chain.heartbeat.newItemsPerSecond),
+          `re-arming per item: ${n(chain.heartbeat.rearmingItemsPerSecond)}`,
+          `${n(chain.heartbeat.ratio, 1)}×`,
+          "–",
+          "–",
+        ],
+      ] satisfies Row[])),
+  ...(loopback === undefined
+    ? []
+    : ([
+        [
+          `end to end, ${loopback.throughput.streams} streams (events/s)`,
+          n(loopback.throughput.serviceEventsPerSecond),
+          `raw SSE proxy: ${n(loopback.throughput.proxyEventsPerSecond)}; rounds ${spread(loopback.throughput.ratioPerRound)}`,
+          n(loopback.throughput.ratio, 2),
+          "≥ 0.7",
+          check(loopback.throughput.ratio >= 0.7),
+        ],
+        [
+          `  reference: parse+re-encode proxy (events/s)`,
+          n(loopback.throughput.reencodeEventsPerSecond),
+          `raw SSE proxy; rounds ${spread(loopback.throughput.reencodeRatioPerRound)}`,
+          n(loopback.throughput.reencodeRatio, 2),
+          "–",
+          "–",
+        ],
+        [
+          `added latency p50, ${loopback.latency.streams} streams (ms)`,
+          n(loopback.latency.addedMs.p50, 2),
+          `service ${n(loopback.latency.serviceMs.p50, 2)}, proxy ${n(loopback.latency.proxyMs.p50, 2)}; rounds ${spread(loopback.latency.rounds.map((round) => round.addedMs.p50))}`,
+          n(loopback.latency.addedMs.p50, 2),
+          "–",
+          "–",
+        ],
+        [
+          `added latency p99, ${loopback.latency.streams} streams (ms)`,
+          n(loopback.latency.addedMs.p99, 2),
+          `service ${n(loopback.latency.serviceMs.p99, 2)}, proxy ${n(loopback.latency.proxyMs.p99, 2)}; rounds ${spread(loopback.latency.rounds.map((round) => round.addedMs.p99))}`,
+          n(loopback.latency.addedMs.p99, 2),
+          "≤ 2",
+          check(loopback.latency.addedMs.p99 <= 2),
+        ],
+      ] satisfies Row[])),
+  ...(idle ?? []).flatMap((result): Row[] => [
     [
       `RSS per idle stream, ${n(result.streams)} streams (KiB)`,
       n(result.rssPerStreamKiB, 1),
@@ -107,22 +132,30 @@ const rows: Row[] = [
       "–",
     ],
   ]),
-  [
-    `admission p50, ${n(store.large.files)} vs ${store.small.files} files (ms)`,
-    n(store.large.p50Ms, 2),
-    `${store.small.files} files: ${n(store.small.p50Ms, 2)}`,
-    n(store.ratio, 2),
-    "≤ 1.2",
-    check(store.ratio <= 1.2),
-  ],
-  [
-    `slow client, ${n(slow.deltas)}-delta run: service peak RSS growth (MiB)`,
-    n(slow.servicePeakRssMiB, 1),
-    `${n(slow.streamMiB, 1)} MiB stream read at ${slow.burstKiB} KiB per ${slow.pauseMs} ms in ${n(slow.seconds, 1)} s${slow.complete ? "" : " (**incomplete**)"}; read at full speed: ${n(slow.serviceFastPeakRssMiB, 1)}; raw proxy: ${n(slow.proxyPeakRssMiB, 1)}`,
-    `slow ÷ full speed: ${n(slow.servicePeakRssMiB / slow.serviceFastPeakRssMiB, 2)}`,
-    "–",
-    "–",
-  ],
+  ...(store === undefined
+    ? []
+    : ([
+        [
+          `admission p50, ${n(store.large.files)} vs ${store.small.files} files (ms)`,
+          n(store.large.p50Ms, 2),
+          `${store.small.files} files: ${n(store.small.p50Ms, 2)}`,
+          n(store.ratio, 2),
+          "≤ 1.2",
+          check(store.ratio <= 1.2),
+        ],
+      ] satisfies Row[])),
+  ...(slow === undefined
+    ? []
+    : ([
+        [
+          `slow client, ${n(slow.deltas)}-delta run: service peak RSS growth (MiB)`,
+          n(slow.servicePeakRssMiB, 1),
+          `${n(slow.streamMiB, 1)} MiB stream read at ${slow.burstKiB} KiB per ${slow.pauseMs} ms in ${n(slow.seconds, 1)} s${slow.complete ? "" : " (**incomplete**)"}; read at full speed: ${n(slow.serviceFastPeakRssMiB, 1)}; raw proxy: ${n(slow.proxyPeakRssMiB, 1)}`,
+          `slow ÷ full speed: ${n(slow.servicePeakRssMiB / slow.serviceFastPeakRssMiB, 2)}`,
+          "–",
+          "–",
+        ],
+      ] satisfies Row[])),
 ];
 
 const table = [
@@ -143,5 +176,9 @@ const results = {
   slowClient: slow,
   table,
 };
-writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-log(`wrote ${RESULTS.pathname}`);
+if (everySection) {
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${RESULTS.pathname}`);
+} else {
+  log(`sections ${[...selected].join(", ")} only: ${RESULTS.pathname} left as it was`);
+}
