@@ -12,6 +12,7 @@ import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
 import { silentLogger, type Logger } from "./log.js";
+import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { RunRegistry, type DrainReport } from "./http/run-registry.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
@@ -105,6 +106,8 @@ export async function startService(
       draining: () => runs.draining,
     }),
     log,
+    // Its own registry, with the process's metrics: services in one process (tests, embedders) count apart.
+    metrics: new ServiceMetrics({ processMetrics: true }),
     kernelFixtures: kernelFixtures({
       url: kernelUrl,
       token: config.a2aToken,

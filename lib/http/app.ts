@@ -41,6 +41,10 @@ import { subscribeRoute } from "./subscribe-route.js";
 import { bodyDeadline, jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { originGuard } from "./origin-guard.js";
 import { logErrorAnswer, noteRequestIds, requestLog, requestLogging } from "./request-log.js";
+import { instrumentedKernel, instrumentedStore } from "../metrics/instrumented.js";
+import { metricsRoute } from "../metrics/metrics-route.js";
+import { countRun, runKindOf } from "../metrics/run-metrics.js";
+import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import { LeavingRuns, RunRegistry, type RunA2AClient } from "./run-registry.js";
 import { FlowGate, readThrough } from "./flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
@@ -75,6 +79,8 @@ export interface AppDependencies {
   readiness?: Readiness;
   /** The kernel's fixture list for the sandbox (see `kernel-fixtures.ts`); without it the sandbox offers free text only. */
   kernelFixtures?: KernelFixtures;
+  /** What `GET /metrics` tells (see `metrics/service-metrics.ts`); without it there is no such route, and nothing is counted. */
+  metrics?: ServiceMetrics;
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {
@@ -92,9 +98,16 @@ export function createApp({
   runs = new RunRegistry(now),
   readiness,
   kernelFixtures,
+  metrics,
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  if (metrics) {
+    // Every route below sees them timed: the kernel's calls and the store's operations, whichever store it is.
+    a2a = instrumentedKernel(a2a, metrics);
+    store = instrumentedStore(store, metrics);
+  }
+  const observerSse = metrics ? { ...sse, track: () => metrics.streamOpened("observer") } : sse;
   app.use(requestLogging(log));
   // Before everything, /health and the sandbox included: a request naming another site is refused, token or not.
   app.use(originGuard(config));
@@ -112,6 +125,7 @@ export function createApp({
   // Probes come from load balancers, which send no token; they say nothing a token would protect.
   app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
+  if (metrics) app.use(metricsRoute(metrics));
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
   const hub = new ThreadStatusHub();
@@ -195,6 +209,7 @@ export function createApp({
   const startRun: RequestHandler = async (req, res) => {
     // Counted from here, so a drain waits for a run still being admitted; its kernel calls fail once it is stopped.
     // The run's kernel streams are read only while its client keeps up (see `flow-gate.ts`).
+    const startedAt = performance.now();
     const gate = new FlowGate();
     const runA2A = runs.clientFor(readThrough(gate, a2a), runs.enter(res));
     const { input, thread, threadReleased, run$, runLog } = await launchRun(req.body, req, res, runA2A, gate);
@@ -209,8 +224,9 @@ export function createApp({
     // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
     const failedOutside = (error: unknown) =>
       runLog.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, "the run failed outside its pipeline");
-    pipeToSse(run$, res, failedOutside, {
+    pipeToSse(metrics ? countRun(metrics, runKindOf(input), startedAt)(run$) : run$, res, failedOutside, {
       ...sse,
+      ...(metrics ? { track: () => metrics.streamOpened("run") } : {}),
       encoding: negotiateEncoding(req),
       gate,
       stallMs: config.clientStallS * 1000,
@@ -225,15 +241,25 @@ export function createApp({
       a2a,
       // The pending input an apply-input delivers: a run like any other, its events read by nobody (see `handoff-route.ts`).
       runInternally: async (body, req, res) => {
-        const { run$ } = await launchRun(body, req, res, runs.clientFor(a2a, runs.enter(res)));
-        await lastValueFrom(run$, { defaultValue: undefined });
+        const startedAt = performance.now();
+        const { input, run$ } = await launchRun(body, req, res, runs.clientFor(a2a, runs.enter(res)));
+        await lastValueFrom(metrics ? countRun(metrics, runKindOf(input), startedAt)(run$) : run$, { defaultValue: undefined });
       },
     }),
   );
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
   app.use(
     "/extensions/iac-code/v1/executions",
-    subscribeRoute({ store, a2a, hub, grace, endExecution, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+    subscribeRoute({
+      store,
+      a2a,
+      hub,
+      grace,
+      endExecution,
+      heartbeatMs: config.heartbeatMs,
+      clientStallS: config.clientStallS,
+      sse: observerSse,
+    }),
   );
 
   app.use(
@@ -246,7 +272,7 @@ export function createApp({
       endExecution,
       heartbeatMs: config.heartbeatMs,
       clientStallS: config.clientStallS,
-      sse,
+      sse: observerSse,
     }),
   );
 

@@ -86,6 +86,8 @@ export interface SseSinkOptions {
   onSlowClient?: (unsentBytes: number) => void;
   /** Tests and diagnostics: after each write and each `drain`, the unsent bytes and whether the kernel is read. */
   onPressure?: (unsentBytes: number, readingKernel: boolean) => void;
+  /** Metrics (`metrics/service-metrics.ts`): told when the stream opens; what it answers is told how it ended, once. */
+  track?: () => (end: "completed" | "left" | "stalled") => void;
 }
 
 /** The part of an Express response the sink uses. */
@@ -124,6 +126,7 @@ export function pipeToSse(
   res.vary("Accept");
   res.writeHead(200, encoding.headers);
   res.flushHeaders();
+  const ended = options.track?.();
   let subscription: Subscription | undefined;
   let dropped = false;
   // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_BYTES):
@@ -189,6 +192,7 @@ export function pipeToSse(
     gate.resume();
   };
   const dropStalledClient = (unsent: number) => {
+    ended?.("stalled");
     stop();
     options.onSlowClient?.(unsent);
     // Unsubscribing first: the run sees a client that left, before any other event of this connection.
@@ -199,6 +203,7 @@ export function pipeToSse(
   // throw out of the sink, where rxjs would make it an uncaught exception: the run ends with RUN_ERROR after what
   // was sent, and is unsubscribed as if its client had left, which cancels its task.
   const failEncoding = (error: unknown) => {
+    ended?.("completed");
     onError(error);
     pending.push(encodingFailedRecord(encoding));
     flush();
@@ -229,10 +234,12 @@ export function pipeToSse(
       // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
       onError(error);
       flush();
+      ended?.("completed");
       if (!dropped) res.end();
     },
     complete: () => {
       flush();
+      ended?.("completed");
       if (!dropped) res.end();
     },
   });
@@ -243,6 +250,8 @@ export function pipeToSse(
     reportPressure();
   });
   res.on("close", () => {
+    // After an end told above, this one is not told again: a stream still going when its connection closed lost its client.
+    ended?.("left");
     stop();
     subscription.unsubscribe();
   });

@@ -50,7 +50,7 @@ export interface SubscribeRouteDependencies {
   heartbeatMs: number;
   /** An observer that takes nothing for this long while bytes wait for it counts as gone (see `sse-sink.ts`). */
   clientStallS: number;
-  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
+  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure" | "track">;
 }
 
 export function subscribeRoute({

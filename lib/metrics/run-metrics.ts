@@ -1,0 +1,54 @@
+/**
+ * A run's stream as `/metrics` counts it: started, its time to first event,
+ * and how it ended. One subscriber between the run and its sink, which
+ * looks at each event's type and nothing else.
+ */
+import { EventType } from "@ag-ui/core";
+import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import type { SseItem } from "../run-pipeline.js";
+import { isGuidanceRun } from "../threads/guidance.js";
+import type { ValidRunInput } from "../validation.js";
+import { codeLabel, secondsSince, type RunKind, type RunOutcome, type ServiceMetrics } from "./service-metrics.js";
+
+/**
+ * Counts the run once subscribed (it is admitted by then), times its first
+ * item from `requestStartedAt` (a `performance.now()` reading), and on
+ * teardown counts its end: the outcome of its RUN_FINISHED, its RUN_ERROR's
+ * code, or `abandoned` when its client left before either.
+ */
+export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedAt: number): MonoTypeOperatorFunction<SseItem> {
+  return (run$) =>
+    new Observable<SseItem>((subscriber) => {
+      metrics.runsStarted.inc({ kind });
+      let first = true;
+      let outcome: RunOutcome = "abandoned";
+      let code: string | undefined;
+      const subscription = run$.subscribe({
+        next: (item) => {
+          if (first) {
+            first = false;
+            metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
+          }
+          if (item !== HEARTBEAT) {
+            if (item.type === EventType.RUN_FINISHED) outcome = item.outcome?.type === "interrupt" ? "interrupt" : "success";
+            else if (item.type === EventType.RUN_ERROR) {
+              outcome = "error";
+              code = item.code;
+            }
+          }
+          subscriber.next(item);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        subscription.unsubscribe();
+        metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" });
+      };
+    });
+}
+
+/** What a run request asks for, as a label. */
+export const runKindOf = (input: ValidRunInput): RunKind =>
+  isGuidanceRun(input) ? "guidance" : input.resume === undefined ? "new" : "resume";

@@ -1,0 +1,70 @@
+/**
+ * A decorator that times every method of an object, for the kernel client
+ * and the thread store alike: a Proxy, so it stands wherever the object
+ * does (`A2AClient` is nominal, its URL and token in `#private` fields),
+ * and methods someone adds later are timed with no change here. A method
+ * that answers a promise is timed until it settles; one that answers an
+ * Observable, from its subscription until its first item (or its end, or
+ * its error); anything else is passed through untimed.
+ */
+import { isObservable, Observable } from "rxjs";
+import { secondsSince } from "./service-metrics.js";
+
+export type Outcome = "ok" | "error";
+/** Told once per timed call: the method's name (a member name, so a closed set), how it went, and how long it took. */
+export type TimingSink = (method: string, outcome: Outcome, seconds: number, answer: unknown) => void;
+
+export function timedMembers<T extends object>(target: T, record: TimingSink): T {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== "function" || typeof property !== "string" || property === "constructor") return value;
+      const known = wrapped.get(property);
+      if (known !== undefined) return known;
+      const method = value as (...args: unknown[]) => unknown;
+      const timed = (...args: unknown[]) => {
+        const startedAt = performance.now();
+        const answer = method.apply(object, args);
+        if (answer instanceof Promise) {
+          answer.then(
+            (settled: unknown) => record(property, "ok", secondsSince(startedAt), settled),
+            (error: unknown) => record(property, "error", secondsSince(startedAt), error),
+          );
+          return answer;
+        }
+        if (isObservable(answer)) return untilFirstItem(answer, property, record);
+        return answer;
+      };
+      wrapped.set(property, timed);
+      return timed;
+    },
+  });
+}
+
+/** The stream as it was, timed from each subscription to its first item, end or error: one check per item after that. */
+function untilFirstItem<V>(source: Observable<V>, method: string, record: TimingSink): Observable<V> {
+  return new Observable<V>((subscriber) => {
+    const startedAt = performance.now();
+    let timing = true;
+    const done = (outcome: Outcome, answer: unknown) => {
+      if (!timing) return;
+      timing = false;
+      record(method, outcome, secondsSince(startedAt), answer);
+    };
+    return source.subscribe({
+      next: (item) => {
+        if (timing) done("ok", item);
+        subscriber.next(item);
+      },
+      error: (error: unknown) => {
+        done("error", error);
+        subscriber.error(error);
+      },
+      complete: () => {
+        done("ok", undefined);
+        subscriber.complete();
+      },
+    });
+  });
+}
