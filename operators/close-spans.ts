@@ -7,12 +7,22 @@
  * terminal event is left as it is: every run pipeline ends with one.
  *
  *   TEXT_START(m) TOOL_START(t) RUN_FINISHED → TEXT_START(m) TOOL_START(t) TOOL_END(t) TEXT_END(m) RUN_FINISHED
+ *
+ * A pipeline step it closes keeps its facts, with the outcome `run-ended`.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, takeWhile, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
+import { stepFactsFrom, stepMetadata, type StepFacts } from "../lib/model/step-facts.js";
 
 const sorted = (ids: Set<string>) => [...ids].sort();
+
+/** The step is not over, only its span in this run: `run-ended`, so a view does not draw it done (docs/pipeline-feed.md). */
+function closedWithRun(stepName: string, facts: StepFacts | undefined): AGUIEvent {
+  if (facts === undefined) return { type: EventType.STEP_FINISHED, stepName };
+  const { reopened: _reopened, eventType: _eventType, eventId: _eventId, sequence: _sequence, ...step } = facts;
+  return { type: EventType.STEP_FINISHED, stepName, metadata: stepMetadata({ ...step, outcome: "run-ended" }) };
+}
 
 export const isTerminal = (event: AGUIEvent) => event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 
@@ -23,7 +33,8 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
       const reasoningMessages = new Set<string>();
       const tools = new Set<string>();
       const messages = new Set<string>();
-      const steps = new Set<string>();
+      /** Step name → the facts its STEP_STARTED carried, for the STEP_FINISHED that closes it with the run. */
+      const steps = new Map<string, StepFacts | undefined>();
 
       const track = (event: AGUIEvent) => {
         switch (event.type) {
@@ -52,7 +63,7 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
             messages.delete(event.messageId);
             break;
           case EventType.STEP_STARTED:
-            steps.add(event.stepName);
+            steps.set(event.stepName, stepFactsFrom(event));
             break;
           case EventType.STEP_FINISHED:
             steps.delete(event.stepName);
@@ -68,7 +79,7 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
           ...sorted(reasoning).map((messageId): AGUIEvent => ({ type: EventType.REASONING_END, messageId })),
           ...sorted(tools).map((toolCallId): AGUIEvent => ({ type: EventType.TOOL_CALL_END, toolCallId })),
           ...sorted(messages).map((messageId): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_END, messageId })),
-          ...sorted(steps).map((stepName): AGUIEvent => ({ type: EventType.STEP_FINISHED, stepName })),
+          ...[...steps.keys()].sort().map((stepName): AGUIEvent => closedWithRun(stepName, steps.get(stepName))),
         ];
         for (const open of [reasoningMessages, reasoning, tools, messages, steps]) open.clear();
         return out;

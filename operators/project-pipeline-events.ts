@@ -8,7 +8,7 @@
  *   tool_started     → tool input_complete  (START, ARGS, END downstream)
  *   tool_result      → tool completed | failed (isError === true)
  *   usage            → usage
- *   step lifecycle   → step started | finished, when the envelope names a step
+ *   step lifecycle   → step started | finished, when the envelope names a step, with its facts (`step-facts.ts`)
  *   the allowlist    → CUSTOM {name: "iac-code.pipeline.v1", value: <envelope verbatim>}
  *   anything else    → nothing
  *
@@ -38,6 +38,7 @@ import {
 import { dispositionOf, isCustom, type StandardMapping } from "../lib/model/pipeline-event-types.js";
 import { defaultPipelineRunId, pipelineActivityId, pipelineMessageId, pipelineStepKey, stepNameOf } from "../lib/model/pipeline-ids.js";
 import { isJsonObject as isObject, nonEmptyString as nonEmpty } from "../lib/model/json.js";
+import { stepFactsOf } from "../lib/model/step-facts.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
 import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
 
@@ -107,7 +108,14 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
         if (disposition.kind === "standard") out.push(...standard(disposition.as, envelope));
         if (disposition.kind === "step") {
           const key = pipelineStepKey(envelope);
-          if (key !== undefined) out.push({ kind: "step", phase: disposition.phase, key, name: stepNameOf(key) });
+          if (key !== undefined)
+            out.push({
+              kind: "step",
+              phase: disposition.phase,
+              key,
+              name: stepNameOf(key),
+              facts: stepFactsOf(envelope, key, disposition.phase),
+            });
         }
         if (isCustom(disposition)) out.push({ type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope });
         return out;

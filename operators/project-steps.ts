@@ -17,6 +17,12 @@
  *   durableOpen [step:plan]:  (finished step:plan) run-end
  *     → STEP_STARTED(plan) STEP_FINISHED(plan) run-end{openSteps: []}
  *
+ * Every step event carries the step's facts in `metadata["iac-code"].step`
+ * (`lib/model/step-facts.ts`, docs/pipeline-feed.md): the kernel's, a
+ * reopened span only its key, `reopened: true`; a zero-length pair's start
+ * the finish's, less its end. A finish carries the start's time when this
+ * run saw the start.
+ *
  * Steps still open at the run's end are closed by `closeSpans`, not here:
  * they stay in the durable set, to be reopened by the next run.
  */
@@ -25,6 +31,7 @@ import { defer, startWith, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { stepNameOf } from "../lib/model/pipeline-ids.js";
+import { keyOnlyFacts, reopenedFrom, stepMetadata, type StepFacts } from "../lib/model/step-facts.js";
 
 export interface ProjectStepsOptions {
   /** The pipeline steps open when the run starts, by key (`execution.pipelineOpenSteps`). */
@@ -38,36 +45,50 @@ export interface ProjectStepsOptions {
   reopen?: boolean;
 }
 
-const started = (stepName: string): AGUIEvent => ({ type: EventType.STEP_STARTED, stepName });
-const finished = (stepName: string): AGUIEvent => ({ type: EventType.STEP_FINISHED, stepName });
+const started = (stepName: string, facts: StepFacts): AGUIEvent => ({
+  type: EventType.STEP_STARTED,
+  stepName,
+  metadata: stepMetadata(facts),
+});
+const finished = (stepName: string, facts: StepFacts): AGUIEvent => ({
+  type: EventType.STEP_FINISHED,
+  stepName,
+  metadata: stepMetadata(facts),
+});
+
+/** A span open in this run: the name it opened under, so the finish names the same span, and when the step started. */
+interface OpenSpan {
+  name: string;
+  startedAt: string | undefined;
+}
 
 export function projectSteps(options: ProjectStepsOptions): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
       const durable = new Set(options.durableOpen);
-      /** Key → the name this run opened it under, so the finish names the same span. */
-      const openInRun = new Map<string, string>();
+      const openInRun = new Map<string, OpenSpan>();
 
       const reopened =
         options.reopen === false
           ? []
           : [...durable].sort().map((key) => {
-              openInRun.set(key, stepNameOf(key));
-              return started(stepNameOf(key));
+              openInRun.set(key, { name: stepNameOf(key), startedAt: undefined });
+              return started(stepNameOf(key), { ...keyOnlyFacts(key), reopened: true });
             });
 
-      const project = ({ phase, key, name }: SignalOf<"step">): AGUIEvent[] => {
+      const project = ({ phase, key, name, facts = keyOnlyFacts(key) }: SignalOf<"step">): AGUIEvent[] => {
         if (phase === "started") {
           durable.add(key);
           if (openInRun.has(key)) return [];
-          openInRun.set(key, name);
-          return [started(name)];
+          openInRun.set(key, { name, startedAt: facts.startedAt });
+          return [started(name, facts)];
         }
         if (!durable.delete(key)) return [];
-        const openName = openInRun.get(key);
-        if (openName === undefined) return [started(name), finished(name)];
+        const open = openInRun.get(key);
+        if (open === undefined) return [started(name, reopenedFrom(facts)), finished(name, facts)];
         openInRun.delete(key);
-        return [finished(openName)];
+        const startedAt = facts.startedAt ?? open.startedAt;
+        return [finished(open.name, startedAt === undefined ? facts : { ...facts, startedAt })];
       };
 
       return source.pipe(

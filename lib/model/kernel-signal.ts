@@ -5,6 +5,7 @@
  */
 import type { AGUIEvent, Interrupt, TokenUsage } from "@ag-ui/core";
 import type { AguiError } from "../errors.js";
+import type { StepFacts } from "./step-facts.js";
 
 /** Task states, normalised from `TASK_STATE_INPUT_REQUIRED` / `input-required` spellings. */
 export type TaskStateName =
@@ -49,7 +50,14 @@ export type KernelSignal =
   /** The recovery snapshot of `GET <a2a>/iac-code/pipeline/state` (contract §6); recovered events follow it. */
   | { kind: "pipeline-snapshot"; snapshot: Record<string, unknown> }
   /** A pipeline step opened or closed; `key` is namespaced per sub-pipeline (contract §6). */
-  | { kind: "step"; phase: "started" | "finished"; key: string; name: string }
+  | {
+      kind: "step";
+      phase: "started" | "finished";
+      key: string;
+      name: string;
+      /** What the kernel's envelope says of the step (`step-facts.ts`); absent, the span knows only its key. */
+      facts?: StepFacts;
+    }
   | {
       kind: "tool";
       status: ToolStatus;

@@ -207,15 +207,15 @@ describe("projectPipelineEvents", () => {
         c: signal({ eventType: "step_completed", step: plan }),
       });
       expectObservable(signals.pipe(project())).toBe("abc", {
-        a: { kind: "step", phase: "started", key: "step:plan", name: "plan" },
-        b: { kind: "step", phase: "started", key: "step:plan", name: "plan" },
-        c: { kind: "step", phase: "finished", key: "step:plan", name: "plan" },
+        a: { kind: "step", phase: "started", key: "step:plan", name: "plan", facts: expect.objectContaining({ key: "step:plan" }) },
+        b: { kind: "step", phase: "started", key: "step:plan", name: "plan", facts: expect.objectContaining({ reopened: true }) },
+        c: { kind: "step", phase: "finished", key: "step:plan", name: "plan", facts: expect.objectContaining({ outcome: "completed" }) },
       });
     });
   });
 
   it("namespaces a candidate's steps by candidate id, then sub-pipeline id, then run id, and names them by the whole key", () => {
-    const started = (key: string) => ({ kind: "step", phase: "started", key, name: key });
+    const started = (key: string) => ({ kind: "step", phase: "started", key, name: key, facts: expect.objectContaining({ key }) });
     marbles().run(({ cold, expectObservable }) => {
       const signals = cold("abcd", {
         a: signal({ eventType: "candidate_step_started", step: plan, candidate: candidate("c1"), candidateStep: generating }),
@@ -248,7 +248,13 @@ describe("projectPipelineEvents", () => {
     };
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("a", { a: signal(failed) }).pipe(project())).toBe("(sc)", {
-        s: { kind: "step", phase: "finished", key: "candidate:c1:template_generating", name: "candidate:c1:template_generating" },
+        s: {
+          kind: "step",
+          phase: "finished",
+          key: "candidate:c1:template_generating",
+          name: "candidate:c1:template_generating",
+          facts: expect.objectContaining({ outcome: "failed", error: { message: "boom" } }),
+        },
         c: custom(failed),
       });
     });

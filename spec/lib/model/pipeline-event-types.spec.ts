@@ -257,7 +257,13 @@ describe("every contract eventType through the operator chain", () => {
 
   it.each(STEP_STARTS)("opens a step span on %s", async (type) => {
     const { events, whole } = clientEvents(type);
-    expect(events.slice(0, -1)).toEqual([{ type: EventType.STEP_STARTED, stepName: STEP_NAME }]);
+    expect(events.slice(0, -1)).toEqual([
+      {
+        type: EventType.STEP_STARTED,
+        stepName: STEP_NAME,
+        metadata: { "iac-code": { step: expect.objectContaining({ key: STEP_NAME }) } },
+      },
+    ]);
     await expectValidRun(whole);
   });
 
@@ -265,7 +271,13 @@ describe("every contract eventType through the operator chain", () => {
     const { events, whole } = clientEvents(type);
     const custom = ALLOWLIST.includes(type) ? [EventType.CUSTOM] : [];
     expect(typesOf(events)).toEqual([EventType.STEP_STARTED, EventType.STEP_FINISHED, ...custom, EventType.RUN_FINISHED]);
-    expect(events[1]).toEqual({ type: EventType.STEP_FINISHED, stepName: STEP_NAME });
+    expect(events[1]).toEqual({
+      type: EventType.STEP_FINISHED,
+      stepName: STEP_NAME,
+      metadata: {
+        "iac-code": { step: expect.objectContaining({ key: STEP_NAME, outcome: type.endsWith("failed") ? "failed" : "completed" }) },
+      },
+    });
     await expectValidRun(whole);
   });
 
