@@ -4,7 +4,9 @@
  * Reads only what the wire contract (§2, §3) defines: the task and context
  * ids, `metadata.iac_code.{iacCodeSessionId, thinking, tool, usage,
  * assistantFinal, input, pendingPermissions}`, status text, artifacts and the
- * task state. Anything
+ * task state. A frame without `metadata.iac_code` (an agent that is not the
+ * iac-code kernel) waiting in `input-required` or `auth-required` asks for
+ * free text (`interrupts/plain-agent-input.ts`). Anything
  * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
  * One update can carry several signals; they come out in the order a reader
  * of the frame would expect: ids, pipeline envelopes, reasoning, tool, usage,
@@ -19,6 +21,7 @@ import type { A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
 import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
+import { plainAgentInput } from "../lib/interrupts/plain-agent-input.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",
@@ -147,7 +150,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     if (tool) signals.push(tool);
   }
   if (isObject(iacCode.usage)) signals.push({ kind: "usage", usage: usageOf(iacCode.usage) });
-  if (kind === "artifactUpdate" && isObject(body.artifact)) signals.push({ kind: "artifact", artifact: body.artifact });
+  if (kind === "artifactUpdate" && isObject(body.artifact)) signals.push(...artifactSignals(body.artifact));
 
   if (kind === "message") {
     // An agent may answer with a bare Message instead of a task: that is the whole reply.
@@ -172,8 +175,32 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     const inputs = options.findInputs(iacCode);
     if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
   }
-  if (status.state !== undefined) signals.push({ kind: "task-state", state: normalizeTaskState(status.state) });
+  const state = status.state === undefined ? undefined : normalizeTaskState(status.state);
+  // An agent without iac-code metadata asks in its status message alone (see plain-agent-input.ts).
+  if ((state === "input-required" || state === "auth-required") && iacCode === NOTHING) {
+    signals.push({ kind: "inputs", inputs: [plainAgentInput({ taskId, state, prompt: statusText, messageId: statusMessageId })] });
+  }
+  if (state !== undefined) signals.push({ kind: "task-state", state });
   return signals;
+}
+
+/**
+ * An artifact's text is the agent's answer, shown as text (an agent
+ * without iac-code metadata often answers in a text artifact, chunk by
+ * chunk under one artifact id); its other parts, data and files, are the
+ * artifact the client is sent (R-CUS-2). The iac-code kernel's artifacts
+ * are files only, and pass whole.
+ */
+function artifactSignals(artifact: JsonObject): KernelSignal[] {
+  const parts: unknown[] = Array.isArray(artifact.parts) ? artifact.parts : [];
+  const isText = (part: unknown) => isObject(part) && typeof part.text === "string";
+  if (!parts.some(isText)) return [{ kind: "artifact", artifact }];
+  const text = parts.map((part) => (isText(part) ? (part as { text: string }).text : "")).join("");
+  const rest = parts.filter((part) => !isText(part));
+  return [
+    ...(rest.length > 0 ? [{ kind: "artifact", artifact: { ...artifact, parts: rest } } as const] : []),
+    ...(text ? [{ kind: "text", messageId: str(artifact.artifactId), text, source: "delta" } as const] : []),
+  ];
 }
 
 export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<A2AUpdate, KernelSignal> {
