@@ -84,7 +84,7 @@ export class ReplayExecutorV03 implements AgentExecutor {
       turnIndex,
     };
     try {
-      const lines = await this.linesFor(turn);
+      const lines = await this.linesFor(turn).catch(fixtureFailure);
       await this.replay(lines, turn, ctx, bus, AbortSignal.any([replay.signal, this.shutdown.signal]));
     } finally {
       if (this.replays.get(ids.taskId) === replay) this.replays.delete(ids.taskId);
@@ -184,6 +184,25 @@ export class ReplayExecutorV03 implements AgentExecutor {
 
 function newTask(ids: LiveIds, userMessage: Message): Task {
   return { kind: "task", id: ids.taskId, contextId: ids.contextId, status: { state: "submitted" }, history: [userMessage] };
+}
+
+/**
+ * A fixture that cannot be read fails the task with the reason, on the
+ * task's own ids: left to the SDK, a rejected `execute` fails a task id it
+ * makes up.
+ */
+function fixtureFailure(error: unknown): FixtureLine[] {
+  if (!(error instanceof FixtureFormatError)) throw error;
+  const text = `The demo kernel cannot play this fixture: ${error.message}`;
+  const message = {
+    kind: "message",
+    messageId: "${taskId}-fixture-error",
+    role: "agent",
+    parts: [{ kind: "text", text }],
+    taskId: "${taskId}",
+    contextId: "${contextId}",
+  };
+  return [{ delayMs: 0, frame: { kind: "status-update", status: { state: "failed", message }, final: true } }];
 }
 
 /** A turn the fixture has nothing for: a short answer, and the task completes. */
