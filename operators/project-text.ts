@@ -9,7 +9,15 @@
  * whole-message triplet. History text (a Task snapshot) is shown only when
  * nothing else was. Agent messages never run in parallel: opening one
  * closes the previous. Pipeline messages do (parallel candidates, R-MAP-3):
- * each keeps its own lane and stays open until the run's spans close.
+ * each keeps its own lane, open until its step ends: a `STEP_FINISHED`
+ * whose facts name the step's attempt (`stepRunId`) first closes every
+ * pipeline message that attempt's id is a coordinate of (`pipelineMessageId`:
+ * a step's own, its candidates', their steps'). Text that comes for such a
+ * message later (the step reopened after an input) opens it again under the
+ * same id, which AG-UI allows.
+ *
+ *   d(pm:…:step-plan-1) STEP_FINISHED{stepRunId: step-plan-1}
+ *     → START CONTENT END STEP_FINISHED
  *
  *   d1 d2 final  → START CONTENT(d1) CONTENT(d2) END
  *   final        → START CONTENT(all) END
@@ -35,6 +43,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
+import { stepFactsFrom } from "../lib/model/step-facts.js";
 import { runMessageId, toolTurnMessageId } from "../lib/model/message-ids.js";
 
 export interface ProjectTextOptions {
@@ -138,7 +147,11 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
 
       const project = (signal: SignalOf<"text">): AGUIEvent[] => {
         if (!signal.text) return [];
-        if (signal.pipeline) return append(laneOf(signal.messageId ?? AGENT_LANE), signal.messageId ?? newMessageId(), signal.text, true);
+        if (signal.pipeline) {
+          const { messageId } = signal;
+          if (messageId !== undefined && !pipelineLanes.has(messageId)) pipelineLanes.set(messageId, messageId.split(":"));
+          return append(laneOf(messageId ?? AGENT_LANE), messageId ?? newMessageId(), signal.text, true);
+        }
         if (signal.source === "delta") {
           const kernelId = signal.messageId ?? (agent.openId !== undefined ? agent.kernelId : undefined) ?? newMessageId();
           return append(agent, kernelId, signal.text);
@@ -167,9 +180,23 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
         return { ...signal, messageId };
       };
 
+      /** Pipeline lanes by kernel message, with the run ids among its coordinates. */
+      const pipelineLanes = new Map<string, string[]>();
+
+      /** The open messages of the step attempt `stepRunId` and of everything inside it. */
+      const closeStep = (stepRunId: string): AGUIEvent[] => {
+        const out: AGUIEvent[] = [];
+        for (const [kernelId, coordinates] of pipelineLanes) if (coordinates.includes(stepRunId)) out.push(...close(laneOf(kernelId)));
+        return out;
+      };
+
       return source.pipe(
         emitEach((item): RunItem[] => {
-          if (!isSignal(item)) return [item];
+          if (!isSignal(item)) {
+            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.size === 0) return [item];
+            const stepRunId = stepFactsFrom(item)?.stepRunId;
+            return stepRunId === undefined ? [item] : [...closeStep(stepRunId), item];
+          }
           switch (item.kind) {
             case "text":
               return project(item);

@@ -1,6 +1,9 @@
 import { describe, it } from "@jest/globals";
-import { take } from "rxjs";
-import { EventType } from "@ag-ui/core";
+import { from, lastValueFrom, take, toArray } from "rxjs";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { closeSpans } from "../../operators/close-spans.js";
+import { stepMetadata } from "../../lib/model/step-facts.js";
+import { expectValidRun } from "../support/agui.js";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
 import { projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
 import { expect } from "@jest/globals";
@@ -288,6 +291,81 @@ describe("projectText with pipeline text", () => {
         c: content("pm:c1", "Known text"),
       });
     });
+  });
+});
+
+describe("projectText closing a step's text at the step's end", () => {
+  const pipelineDelta = (text: string, messageId: string): RunItem => ({ kind: "text", messageId, text, source: "delta", pipeline: true });
+  /** Kernel messages as `pipelineMessageId` names them: scope, then candidate, candidate step and step run ids. */
+  const planMessage = "pipeline-message:step:step-plan-1";
+  const draftA = "pipeline-message:candidate_step:cand-a-0-1:cstep-a-draft-1:step-generate-1";
+  const draftB = "pipeline-message:candidate_step:cand-b-1-1:cstep-b-draft-1:step-generate-1";
+  const stepFinished = (stepName: string, stepRunId: string): RunItem => ({
+    type: EventType.STEP_FINISHED,
+    stepName,
+    metadata: stepMetadata({ schemaVersion: 1, key: stepName, stepId: stepName, stepRunId, outcome: "completed" }),
+  });
+
+  it("sends TEXT_MESSAGE_END for the step's message right before its STEP_FINISHED, not at the run's end", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a---f", { a: pipelineDelta("Planning", planMessage), f: stepFinished("plan", "step-plan-1") });
+      expectObservable(items.pipe(project())).toBe("(sc)(ef)", {
+        s: start(planMessage),
+        c: content(planMessage, "Planning"),
+        e: end(planMessage),
+        f: stepFinished("plan", "step-plan-1"),
+      });
+    });
+  });
+
+  it("closes only the finished candidate step's message; the other candidate's stays open until its own step ends", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a-----b-----f-----c-----g", {
+        a: pipelineDelta("A", draftA),
+        b: pipelineDelta("B", draftB),
+        f: stepFinished("candidate:a:draft", "cstep-a-draft-1"),
+        c: pipelineDelta("B2", draftB),
+        g: stepFinished("candidate:b:draft", "cstep-b-draft-1"),
+      });
+      expectObservable(items.pipe(project())).toBe("(sc)--(SC)--(ef)--d-----(EF)", {
+        s: start(draftA),
+        c: content(draftA, "A"),
+        S: start(draftB),
+        C: content(draftB, "B"),
+        e: end(draftA),
+        f: stepFinished("candidate:a:draft", "cstep-a-draft-1"),
+        d: content(draftB, "B2"),
+        E: end(draftB),
+        F: stepFinished("candidate:b:draft", "cstep-b-draft-1"),
+      });
+    });
+  });
+
+  it("reopens the same message when the step's text goes on after it closed, and the stream stays valid", async () => {
+    const items: RunItem[] = [
+      pipelineDelta("Asking", planMessage),
+      stepFinished("plan", "step-plan-1"),
+      { type: EventType.STEP_STARTED, stepName: "plan" },
+      pipelineDelta(" and going on", planMessage),
+    ];
+    const out = await lastValueFrom(from(items).pipe(project(), toArray()));
+    const events = out as AGUIEvent[];
+    expect(events.map((event) => event.type)).toEqual([
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+      EventType.TEXT_MESSAGE_END,
+      EventType.STEP_FINISHED,
+      EventType.STEP_STARTED,
+      EventType.TEXT_MESSAGE_START,
+      EventType.TEXT_MESSAGE_CONTENT,
+    ]);
+    const run: AGUIEvent[] = [
+      { type: EventType.RUN_STARTED, threadId: "t", runId: "r1" },
+      { type: EventType.STEP_STARTED, stepName: "plan" },
+      ...events,
+      { type: EventType.RUN_FINISHED, threadId: "t", runId: "r1", outcome: { type: "success" } },
+    ];
+    await expectValidRun(await lastValueFrom(from(run).pipe(closeSpans(), toArray())));
   });
 });
 
