@@ -92,6 +92,8 @@ export class FileThreadStore implements ThreadStore {
   }
 
   async tryAcquire(threadId: string): Promise<ThreadLease | undefined> {
+    // A thread that can have no file can have no run either.
+    this.#fileOrFail(threadId, StateUnavailableError);
     if (this.#leases.has(threadId)) return undefined;
     const token = ++this.#lastToken;
     this.#leases.set(threadId, token);

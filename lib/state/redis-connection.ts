@@ -1,0 +1,95 @@
+/**
+ * The one Redis connection of an instance (node-redis), set up for a
+ * service that must answer while Redis is away: a command fails at once
+ * while the connection is down (no offline queue, which would hold a
+ * request until Redis returns) and after `commandTimeoutMs` while Redis
+ * does not answer, the connection is tried again and again (every second at
+ * most) for as long as the instance lives, and one warning is logged per
+ * outage, not one per attempt. The URL is never logged: it may carry a
+ * password.
+ */
+import { createClient, type RedisClientType } from "redis";
+import { errorFields, silentLogger, type Logger } from "../log.js";
+
+/** Long enough for a 4 MiB state on a loaded machine, short enough that a hung Redis is a quick 503. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2000;
+/** How long a start waits for Redis before it serves anyway (503 STATE_UNAVAILABLE until Redis answers). */
+export const REDIS_START_WAIT_MS = 5000;
+const MAX_RECONNECT_DELAY_MS = 1000;
+
+export type RedisClient = RedisClientType;
+
+export interface RedisConnectionOptions {
+  log?: Logger;
+  commandTimeoutMs?: number;
+  /** How long `connectRedis` waits for the first connection; default REDIS_START_WAIT_MS. */
+  startWaitMs?: number;
+}
+
+export interface RedisConnection {
+  client: RedisClient;
+  /** Whether Redis answers now (a PING within the command timeout). */
+  available(): Promise<boolean>;
+  /** Closes the connection: gracefully when it is up, at once when it is not. */
+  close(): Promise<void>;
+}
+
+/** Delays 50, 100, 200 … ms between attempts, never more than a second: Redis back means service back within a second. */
+export const reconnectDelay = (retries: number): number => Math.min(50 * 2 ** Math.min(retries, 10), MAX_RECONNECT_DELAY_MS);
+
+export async function connectRedis(url: string, options: RedisConnectionOptions = {}): Promise<RedisConnection> {
+  const log = options.log ?? silentLogger;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+  const client: RedisClient = createClient({
+    url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: commandTimeoutMs },
+    socket: { connectTimeout: commandTimeoutMs, reconnectStrategy: reconnectDelay },
+  });
+  let reachable: boolean | undefined;
+  // Without an "error" listener node-redis would throw each failed attempt at the process.
+  client.on("error", (error: unknown) => {
+    if (reachable === false) return;
+    reachable = false;
+    log.warn(
+      { ...errorFields(error) },
+      "Redis cannot be reached: requests that need thread state get 503 STATE_UNAVAILABLE until it answers again",
+    );
+  });
+  client.on("ready", () => {
+    if (reachable === false) log.info("Redis answers again");
+    reachable = true;
+  });
+
+  const connecting = client.connect().then(
+    () => true,
+    (error: unknown) => {
+      log.error({ ...errorFields(error) }, "Redis: gave up connecting");
+      return false;
+    },
+  );
+  let waited: NodeJS.Timeout | undefined;
+  const connected = await Promise.race([
+    connecting,
+    new Promise<false>((resolve) => (waited = setTimeout(() => resolve(false), options.startWaitMs ?? REDIS_START_WAIT_MS))),
+  ]);
+  clearTimeout(waited);
+  if (!connected) log.warn("Redis does not answer yet: serving anyway, with 503 STATE_UNAVAILABLE for requests that need thread state");
+
+  return {
+    client,
+    async available() {
+      if (!client.isReady) return false;
+      try {
+        return (await client.ping()) === "PONG";
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (!client.isOpen) return;
+      if (client.isReady) await client.close();
+      else client.destroy();
+    },
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * Thread state in Redis, shared by every instance of the service
+ * (`IAC_CODE_AGUI_REDIS_URL`). Per thread, named by the thread's file stem
+ * (`thread-file-stem.ts`: bounded, injective, no lone surrogates):
+ *
+ * - `<prefix>thread:{<stem>}`, a hash: `state`, the same document the file
+ *   store writes (same projection, schema and size cap), and `leases`, the
+ *   count of leases ever taken on the thread, which is the fencing token.
+ * - `<prefix>lease:{<stem>}`: the token of the lease that holds the thread,
+ *   expiring after the lease TTL unless its holder renews it (every third
+ *   of the TTL). A dead instance blocks its threads for at most one TTL.
+ *
+ * Every change is one Lua script, so nothing is read, decided and written
+ * back by the instance (no read-modify-write race between instances), and a
+ * save under a lease writes only while that lease's token is the one in the
+ * lease key: a holder whose lease expired and was taken cannot overwrite
+ * the new holder's state. A load reads the one field it returns. The `{}`
+ * around the stem keep a thread's two keys in one cluster slot.
+ */
+import { RESP_TYPES } from "redis";
+import { silentLogger, type Logger } from "../log.js";
+import { threadFileStem } from "./thread-file-stem.js";
+import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
+import type { ThreadState } from "./thread-state.js";
+import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
+import type { RedisClient } from "./redis-connection.js";
+
+export const DEFAULT_KEY_PREFIX = "iac-code-agui:";
+/** A dead instance's threads wait this long for its leases to expire; a live one renews every third of it. */
+export const DEFAULT_LEASE_TTL_MS = 15_000;
+/** Below this a renewal (every third) would race a loaded machine's event loop. */
+export const MIN_LEASE_TTL_MS = 300;
+
+/** KEYS: thread hash. ARGV: size cap. An integer reply is a state larger than the cap (not read); nil, no state. */
+const LOAD = `
+local size = redis.call('HSTRLEN', KEYS[1], 'state')
+if size > tonumber(ARGV[1]) then return size end
+return redis.call('HGET', KEYS[1], 'state')`;
+
+/** KEYS: thread hash, lease key. ARGV: TTL ms. 0 when the thread is held, else the new lease's token. */
+const ACQUIRE = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local token = redis.call('HINCRBY', KEYS[1], 'leases', 1)
+redis.call('SET', KEYS[2], token, 'PX', ARGV[1])
+return token`;
+
+/** KEYS: lease key. ARGV: token, TTL ms. 1 when the lease still held the thread and was extended. */
+const RENEW = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+
+/** KEYS: lease key. ARGV: token. Deletes the lease only while it is this token's. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
+/** KEYS: thread hash, lease key. ARGV: document, token ('' for an unfenced write). 0 when the token no longer holds the thread. */
+const SAVE = `
+if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[1])
+return 1`;
+
+/** Runs `renew` every `everyMs` until the returned function is called. */
+export type RenewalSchedule = (renew: () => void, everyMs: number) => () => void;
+
+const everyInterval: RenewalSchedule = (renew, everyMs) => {
+  const timer = setInterval(renew, everyMs);
+  // A lease never keeps the process alive: a process that is leaving lets its leases expire.
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+export interface RedisThreadStoreOptions {
+  client: RedisClient;
+  /** How long a lease lasts without renewal; renewed every third of it. Default `DEFAULT_LEASE_TTL_MS`. */
+  leaseTtlMs?: number;
+  /** Prepended to every key; default `iac-code-agui:`. Tests give each store its own. */
+  keyPrefix?: string;
+  log?: Logger;
+  /** Tests: when renewals run (default: a timer every third of the TTL). */
+  renewalSchedule?: RenewalSchedule;
+}
+
+export class RedisThreadStore implements ThreadStore {
+  readonly leaseTtlMs: number;
+  readonly keyPrefix: string;
+  readonly #client: RedisClient;
+  readonly #log: Logger;
+  readonly #schedule: RenewalSchedule;
+  /** Renewals of leases this store handed out and that were not released: stopped on close. */
+  readonly #renewals = new Set<() => void>();
+
+  constructor(options: RedisThreadStoreOptions) {
+    this.#client = options.client;
+    this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.#log = options.log ?? silentLogger;
+    this.#schedule = options.renewalSchedule ?? everyInterval;
+  }
+
+  /** The hash holding a thread's state and lease count. */
+  threadKey(threadId: string): string {
+    return `${this.keyPrefix}thread:{${threadFileStem(threadId)}}`;
+  }
+
+  /** The key whose presence is the thread's lease. */
+  leaseKey(threadId: string): string {
+    return `${this.keyPrefix}lease:{${threadFileStem(threadId)}}`;
+  }
+
+  async load(threadId: string): Promise<ThreadState | undefined> {
+    const key = this.#keyOrFail(threadId, StateUnavailableError);
+    let reply: unknown;
+    try {
+      reply = await this.#client
+        .withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
+        .eval(LOAD, { keys: [key], arguments: [String(MAX_THREAD_STATE_BYTES)] });
+    } catch (error) {
+      throw new StateUnavailableError(`thread state ${key}: ${unreachable(error)}`, { cause: error });
+    }
+    if (reply === null || reply === undefined) return undefined;
+    if (typeof reply === "number") throw new StateUnavailableError(`thread state ${key}: is larger than ${MAX_THREAD_STATE_BYTES} bytes`);
+    if (!Buffer.isBuffer(reply)) throw new StateUnavailableError(`thread state ${key}: is not a string`);
+    return bytesAsState(reply, threadId, key);
+  }
+
+  async save(state: ThreadState, lease?: ThreadLease): Promise<void> {
+    checkSavable(state);
+    const { threadId } = state;
+    const key = this.#keyOrFail(threadId, StatePersistenceError);
+    const text = documentText(stateAsDocument(state, key), key);
+    if (lease !== undefined && lease.threadId !== threadId)
+      throw new StatePersistenceError(`thread state ${key}: refused, written under the lease of another thread`);
+    let written: unknown;
+    try {
+      // EVAL, not EVALSHA with a fallback: a retry after NOSCRIPT (Redis restarted) could land after a later save.
+      written = await this.#client.eval(SAVE, {
+        keys: [key, this.leaseKey(threadId)],
+        arguments: [text, lease === undefined ? "" : String(lease.token)],
+      });
+    } catch (error) {
+      throw new StatePersistenceError(`thread state ${key}: ${unreachable(error)}`, { cause: error });
+    }
+    if (written !== 1)
+      throw new StatePersistenceError(`thread state ${key}: refused, the lease it was written under no longer holds the thread`);
+  }
+
+  async tryAcquire(threadId: string): Promise<ThreadLease | undefined> {
+    const key = this.#keyOrFail(threadId, StateUnavailableError);
+    const leaseKey = this.leaseKey(threadId);
+    let token: unknown;
+    try {
+      token = await this.#client.eval(ACQUIRE, { keys: [key, leaseKey], arguments: [String(this.leaseTtlMs)] });
+    } catch (error) {
+      throw new StateUnavailableError(`thread lease ${leaseKey}: ${unreachable(error)}`, { cause: error });
+    }
+    if (typeof token !== "number" || token === 0) return undefined;
+    return this.#lease(threadId, leaseKey, token);
+  }
+
+  async available(): Promise<boolean> {
+    if (!this.#client.isReady) return false;
+    try {
+      return (await this.#client.ping()) === "PONG";
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops renewing the leases still held (they expire); the connection is its owner's to close. */
+  async close(): Promise<void> {
+    for (const stop of this.#renewals) stop();
+    this.#renewals.clear();
+  }
+
+  #lease(threadId: string, leaseKey: string, token: number): ThreadLease {
+    const client = this.#client;
+    const renewals = this.#renewals;
+    const log = this.#log;
+    const ttl = String(this.leaseTtlMs);
+    let renewing: Promise<unknown> | undefined;
+    let stopRenewing = () => {};
+    const stop = () => {
+      stopRenewing();
+      renewals.delete(stop);
+    };
+    const renew = () => {
+      // One renewal at a time: a slow Redis does not pile them up.
+      renewing ??= client
+        .eval(RENEW, { keys: [leaseKey], arguments: [String(token), ttl] })
+        .then(
+          (extended) => {
+            if (extended === 1) return;
+            stop();
+            log.warn({ leaseKey, token }, "a run's lease on its thread expired before it was renewed; its writes are refused from now on");
+          },
+          // Redis away: tried again next time; if it stays away past the TTL the lease is lost and the writes refused.
+          (error: unknown) => log.debug({ err: error, leaseKey }, "lease renewal failed"),
+        )
+        .finally(() => (renewing = undefined));
+    };
+    stopRenewing = this.#schedule(renew, Math.max(1, Math.floor(this.leaseTtlMs / 3)));
+    renewals.add(stop);
+    return Object.freeze({
+      threadId,
+      token,
+      release: async () => {
+        stop();
+        try {
+          await client.eval(RELEASE, { keys: [leaseKey], arguments: [String(token)] });
+        } catch (error) {
+          // Unreachable: the lease expires by itself within the TTL.
+          log.warn({ err: error, leaseKey }, "a lease could not be released; it expires by itself");
+        }
+      },
+    });
+  }
+
+  /** An id without a stem (see threadFileStem) fails as the operation's own error type. */
+  #keyOrFail(threadId: string, Failure: new (message: string) => Error): string {
+    try {
+      return this.threadKey(threadId);
+    } catch (error) {
+      throw new Failure(`thread state: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** What the message says of a failed command: the kind of failure, never the URL or the data. */
+function unreachable(error: unknown): string {
+  const name = error instanceof Error ? error.name : "error";
+  return `the Redis store could not be reached or refused the command (${name})`;
+}
