@@ -42,6 +42,22 @@ function pipelineSubject(value) {
     .join(" · ");
 }
 
+/**
+ * A recovery snapshot, said as what it is: the service re-attached to the
+ * kernel's task (its stream had dropped, or an observer joined late) and
+ * got the pipeline's state from the kernel before the events it missed.
+ * @param {Record<string, any>} snapshot
+ */
+function recovered(snapshot) {
+  const steps = Array.isArray(snapshot.steps) ? snapshot.steps : [];
+  const where = steps
+    .filter((/** @type {any} */ step) => typeof step?.id === "string")
+    .map((/** @type {any} */ step) => `${step.id} ${step.status ?? "?"}`)
+    .join(", ");
+  const known = typeof snapshot.lastSequence === "number" ? ` · pipeline events to #${snapshot.lastSequence} already in` : "";
+  return `re-attached: the pipeline as the kernel recovered it${where ? ` (${short(where)})` : ""}${known}; the missed events follow`;
+}
+
 /** @param {Record<string, any>} event @returns {string} */
 export function summarize(event) {
   switch (event.type) {
@@ -70,6 +86,8 @@ export function summarize(event) {
       const failed = event.metadata?.["iac-code"]?.status === "failed";
       return `${failed ? "failed: " : ""}${short(event.content)}`;
     }
+    case "ACTIVITY_SNAPSHOT":
+      return event.activityType === PIPELINE_EVENT ? recovered(event.content?.snapshot ?? {}) : short(event.activityType ?? "");
     case "CUSTOM":
       if (event.name === PIPELINE_EVENT) return pipelineSubject(event.value ?? {});
       if (event.name === "iac-code.tool-progress.v1") return short(event.value?.mcp?.message ?? event.value?.status ?? "");

@@ -41,11 +41,33 @@ function facts(meta) {
       );
 }
 
+/**
+ * The schema without a branch that only repeats choices offered already. A
+ * deployment confirmation accepts the option picked by its `selectedId`
+ * ({selectedId: "confirm"}) and, for older clients, the bare action
+ * ({action: "confirm"}); both say the same, so a form showing both offers
+ * every choice twice. A branch stays unless each of its enum values is the
+ * `selectedId` of another branch.
+ * @param {any} schema
+ */
+export function withoutRepeatedChoices(schema) {
+  if (!schema || !Array.isArray(schema.oneOf)) return schema;
+  const offered = new Set(schema.oneOf.map((/** @type {any} */ branch) => branch?.properties?.selectedId?.const).filter(Boolean));
+  const repeats = (/** @type {any} */ branch) => {
+    const required = Array.isArray(branch?.required) ? branch.required : [];
+    if (required.length !== 1 || required[0] === "selectedId") return false;
+    const values = branch.properties?.[required[0]]?.enum;
+    return Array.isArray(values) && values.length > 0 && values.every((value) => offered.has(value));
+  };
+  const kept = schema.oneOf.filter((/** @type {any} */ branch) => !repeats(branch));
+  return kept.length === schema.oneOf.length || kept.length === 0 ? schema : { ...schema, oneOf: kept };
+}
+
 /** @param {Record<string, any>} interrupt @param {number} index @param {boolean} several */
 function interruptFieldset(interrupt, index, several) {
   const meta = interrupt.metadata ?? {};
   const id = `interrupt-${index}-${safeId(interrupt.id)}`;
-  const control = controlFor(interrupt.responseSchema, {
+  const control = controlFor(withoutRepeatedChoices(interrupt.responseSchema), {
     id,
     label: "answer",
     required: true,

@@ -17,6 +17,7 @@
  * @property {string | undefined} result a tool call's result
  * @property {boolean} failed
  * @property {boolean} resumed a tool call that started in an earlier run
+ * @property {string | undefined} candidate the parallel candidate it belongs to, when it belongs to one
  */
 /**
  * @typedef {object} EventEntry
@@ -30,6 +31,9 @@
 /** @typedef {"streaming" | "success" | "interrupt" | "answered" | "error" | "refused" | "cut" | "stopped"} RunStatus */
 
 export const PIPELINE_EVENT = "iac-code.pipeline.v1";
+
+/** @param {string} text */
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** @param {Record<string, any>} event @returns {Tone} */
 export function toneOf(event) {
@@ -63,20 +67,44 @@ export class RunModel {
     this.interrupts = [];
     this.heartbeats = 0;
     this.elapsedMs = 0;
+    /** Candidate names from `candidate_started`, by candidate id: what a person knows a candidate by. @type {Map<string, string>} */
+    this.candidateNames = new Map();
   }
 
   /**
    * How many steps enclose a span from its start to its end. Parallel steps
    * (a pipeline's candidates) overlap without one enclosing the other, so
    * they come out as siblings; a span that outlives its step is not under it.
-   * A span still open is enclosed only by steps still open.
+   * A span still open is enclosed only by steps still open. A candidate's
+   * step encloses only that candidate's spans: while two candidates stream,
+   * both are open, and the second is no more inside the first than after.
    * @param {Span} span
    */
   depthOf(span) {
     const at = this.spans.indexOf(span);
     return this.spans.filter(
-      (step, i) => i < at && step.kind === "step" && (step.end === undefined || (span.end !== undefined && step.end >= span.end)),
+      (step, i) =>
+        i < at &&
+        step.kind === "step" &&
+        (step.candidate === undefined || step.candidate === span.candidate) &&
+        (step.end === undefined || (span.end !== undefined && step.end >= span.end)),
     ).length;
+  }
+
+  /**
+   * Whose text a message is: the open candidate whose id its message id
+   * carries (the service names pipeline messages by their candidate and
+   * step, lib/model/pipeline-ids.ts), else the innermost open step.
+   * @param {string} messageId @returns {{ owner: string | undefined, candidate: string | undefined }}
+   */
+  ownerOf(messageId) {
+    const open = this.spans.filter((span) => span.kind === "step" && span.end === undefined);
+    const mine = open.findLast(
+      (step) =>
+        step.candidate !== undefined && new RegExp(`(^|[^A-Za-z0-9])${escapeRegExp(step.candidate)}([^A-Za-z0-9]|$)`).test(messageId),
+    );
+    if (mine?.candidate !== undefined) return { owner: this.candidateNames.get(mine.candidate) ?? mine.label, candidate: mine.candidate };
+    return { owner: open.findLast((step) => step.candidate === undefined)?.label, candidate: undefined };
   }
 
   get openSteps() {
@@ -106,12 +134,21 @@ export class RunModel {
   /** @param {Record<string, any>} event @param {number} index @returns {Span | undefined} */
   #track(event, index) {
     switch (event.type) {
-      case "STEP_STARTED":
-        return this.#open(`step:${event.stepName}`, "step", String(event.stepName), index);
+      case "STEP_STARTED": {
+        const span = this.#open(`step:${event.stepName}`, "step", String(event.stepName), index);
+        span.candidate = /^candidate:(.+):[^:]+$/.exec(span.label)?.[1];
+        return span;
+      }
       case "STEP_FINISHED":
         return this.#close(`step:${event.stepName}`, index);
-      case "TEXT_MESSAGE_START":
-        return this.#open(`message:${event.messageId}`, "message", String(event.role ?? "assistant"), index);
+      case "TEXT_MESSAGE_START": {
+        // Parallel candidates stream at once: "assistant" alone would not say whose text a bar is.
+        const { owner, candidate } = this.ownerOf(String(event.messageId));
+        const role = String(event.role ?? "assistant");
+        const span = this.#open(`message:${event.messageId}`, "message", owner ? `${role} · ${owner}` : role, index);
+        span.candidate = candidate;
+        return span;
+      }
       case "TEXT_MESSAGE_CONTENT":
         return this.#append(`message:${event.messageId}`, event.delta);
       case "TEXT_MESSAGE_END":
@@ -140,6 +177,11 @@ export class RunModel {
       case "REASONING_END":
         return this.#close(`reasoning:${event.messageId}`, index);
       case "CUSTOM": {
+        if (event.name === PIPELINE_EVENT && event.value?.eventType === "candidate_started") {
+          const id = event.value.candidate?.id ?? event.value.data?.subPipelineId;
+          if (typeof id === "string" && typeof event.value.candidate?.name === "string")
+            this.candidateNames.set(id, event.value.candidate.name);
+        }
         // Progress belongs to its tool call: selecting the call then marks its progress too.
         if (event.name !== "iac-code.tool-progress.v1") return undefined;
         const id = event.value?.toolUseId;
@@ -153,7 +195,17 @@ export class RunModel {
   /** @param {string} key @param {SpanKind} kind @param {string} label @param {number} index */
   #open(key, kind, label, index) {
     /** @type {Span} */
-    const span = { kind, label, start: index, end: undefined, text: "", result: undefined, failed: false, resumed: false };
+    const span = {
+      kind,
+      label,
+      start: index,
+      end: undefined,
+      text: "",
+      result: undefined,
+      failed: false,
+      resumed: false,
+      candidate: undefined,
+    };
     this.spans.push(span);
     this.byKey.set(key, span);
     return span;

@@ -4,7 +4,7 @@
  * Authorization header, so the page reads the fetch stream itself.
  */
 
-/** @typedef {{ data: string | undefined, comments: string[] }} SseRecord */
+/** `raw` is the record as received, for saving the stream as it came (run-files.js). @typedef {{ data: string | undefined, comments: string[], raw: string }} SseRecord */
 
 /**
  * @param {ReadableStream<BufferSource>} body
@@ -44,5 +44,5 @@ function parseRecord(text) {
     if (line.startsWith(":")) comments.push(line.slice(1).trim());
     else if (line === "data" || line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
   }
-  return { data: data.length > 0 ? data.join("\n") : undefined, comments };
+  return { data: data.length > 0 ? data.join("\n") : undefined, comments, raw: text };
 }

@@ -1,0 +1,364 @@
+// @ts-check
+/**
+ * The pipeline view: a graph of a run's steps, and of each parallel step's
+ * candidates side by side, each node coloured by its status (pending,
+ * running, done, failed, skipped). The graph is folded from the run's
+ * events alone, so a loaded or replayed run draws the same graph as a live
+ * one, and a run that re-attached draws it from the kernel's recovery
+ * snapshot (ACTIVITY_SNAPSHOT) before going on with the live events.
+ *
+ * What each event says (docs/pipeline-feed.md, docs/a2a-contract.md §3):
+ * `pipeline_started` lists the steps (pending); STEP_STARTED / STEP_FINISHED
+ * open and close a step, or a candidate's step (`candidate:<id>:<step>`),
+ * and carry the step's facts and outcome in `iac-code` where the service
+ * sends them; CUSTOM `step_failed` / `candidate_step_failed` mark a failure
+ * where they do not; `candidate_*` events follow the candidates; steps still
+ * pending when the pipeline ends were skipped.
+ */
+import { h } from "./dom.js";
+import { PIPELINE_EVENT } from "./run-model.js";
+
+/** @typedef {"pending" | "running" | "done" | "failed" | "skipped"} NodeStatus */
+/**
+ * @typedef {object} CandidateNode
+ * @property {string} id
+ * @property {string} name
+ * @property {NodeStatus} status
+ * @property {boolean} selected
+ * @property {StepNode[]} steps
+ */
+/**
+ * @typedef {object} StepNode
+ * @property {string} id
+ * @property {string} type
+ * @property {NodeStatus} status
+ * @property {number} attempt
+ * @property {CandidateNode[]} candidates
+ */
+/**
+ * @typedef {object} Graph
+ * @property {string} name
+ * @property {StepNode[]} steps
+ * @property {"running" | "completed" | "failed" | "waiting"} state
+ * @property {boolean} recovered drawn from a recovery snapshot at first
+ */
+
+export const STATUS_TEXT = { pending: "pending", running: "running", done: "done", failed: "failed", skipped: "skipped" };
+
+/** The snapshot's run statuses (lib/kernel/pipeline-snapshot.ts) as node statuses. @type {Record<string, NodeStatus>} */
+const SNAPSHOT_STATUS = { running: "running", waiting_input: "running", completed: "done", failed: "failed", canceled: "skipped" };
+
+/** @param {unknown} value */
+const text = (value) => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * The step facts the service adds to STEP_STARTED / STEP_FINISHED
+ * (docs/pipeline-feed.md), under its namespaced key; absent from older
+ * services and other streams.
+ * @param {Record<string, any>} event
+ * @returns {Record<string, any>}
+ */
+function stepFacts(event) {
+  const facts = event["iac-code"] ?? event.metadata?.["iac-code"] ?? event.rawEvent?.["iac-code"];
+  return facts && typeof facts === "object" ? (facts.step && typeof facts.step === "object" ? { ...facts, ...facts.step } : facts) : {};
+}
+
+export class PipelineGraphModel {
+  constructor() {
+    /** @type {Graph} */
+    this.graph = { name: "", steps: [], state: "running", recovered: false };
+    this.seen = false;
+  }
+
+  /** @param {string} id @param {string} [type] */
+  #step(id, type) {
+    let step = this.graph.steps.find((s) => s.id === id);
+    if (!step) {
+      step = { id, type: type ?? "", status: "pending", attempt: 0, candidates: [] };
+      this.graph.steps.push(step);
+    } else if (type && !step.type) step.type = type;
+    return step;
+  }
+
+  /** The candidate a step or event names, under the step that runs it (the open parallel step when unnamed). @param {string} id @param {string | undefined} stepId */
+  #candidate(id, stepId) {
+    for (const step of this.graph.steps) {
+      const found = step.candidates.find((c) => c.id === id);
+      if (found) return found;
+    }
+    const parent =
+      (stepId ? this.#step(stepId) : undefined) ??
+      this.graph.steps.findLast((s) => s.status === "running" && s.type === "parallel_candidates") ??
+      this.graph.steps.findLast((s) => s.status === "running") ??
+      this.#step("candidates");
+    if (!parent.type) parent.type = "parallel_candidates";
+    /** @type {CandidateNode} */
+    const candidate = { id, name: id, status: "pending", selected: false, steps: [] };
+    parent.candidates.push(candidate);
+    return candidate;
+  }
+
+  /** @param {CandidateNode | undefined} candidate @param {string} id */
+  #candidateStep(candidate, id) {
+    if (!candidate) return undefined;
+    let step = candidate.steps.find((s) => s.id === id);
+    if (!step) {
+      step = { id, type: "", status: "pending", attempt: 0, candidates: [] };
+      candidate.steps.push(step);
+    }
+    return step;
+  }
+
+  /**
+   * The node a step name stands for: `candidate:<candidate>:<step>` inside a candidate, else the step itself.
+   * @param {string} name @param {Record<string, any>} facts
+   */
+  #nodeOf(name, facts) {
+    const inCandidate = /^candidate:(.+):([^:]+)$/.exec(name);
+    if (inCandidate) {
+      const candidate = this.#candidate(inCandidate[1] ?? "", text(facts.parentStepId) ?? text(facts.parent?.id));
+      if (candidate.status === "pending") candidate.status = "running";
+      return this.#candidateStep(candidate, inCandidate[2] ?? "");
+    }
+    return this.#step(name.replace(/^step:/, ""), text(facts.type) ?? text(facts.stepType));
+  }
+
+  /** Folds one event in; returns whether the graph changed. @param {Record<string, any>} event */
+  add(event) {
+    switch (event.type) {
+      case "STEP_STARTED": {
+        const facts = stepFacts(event);
+        const node = this.#nodeOf(String(event.stepName), facts);
+        if (!node) return false;
+        node.attempt = typeof facts.attempt === "number" ? facts.attempt : node.attempt + 1;
+        node.status = "running";
+        return (this.seen = true);
+      }
+      case "STEP_FINISHED": {
+        const facts = stepFacts(event);
+        const node = this.#nodeOf(String(event.stepName), facts);
+        if (!node) return false;
+        const outcome = text(facts.outcome) ?? text(facts.status);
+        if (outcome === "failed") node.status = "failed";
+        else if (outcome === "skipped") node.status = "skipped";
+        else if (node.status !== "failed") node.status = "done";
+        return (this.seen = true);
+      }
+      case "CUSTOM":
+        return event.name === PIPELINE_EVENT ? this.#envelope(event.value ?? {}) : false;
+      case "ACTIVITY_SNAPSHOT":
+        return event.activityType === PIPELINE_EVENT ? this.#recover(event.content?.snapshot ?? {}) : false;
+      case "RUN_FINISHED":
+        if (!this.seen) return false;
+        if (event.outcome?.type === "interrupt") this.graph.state = "waiting";
+        else this.#end(this.graph.state === "failed" ? "failed" : "completed");
+        return true;
+      case "RUN_ERROR":
+        if (!this.seen) return false;
+        this.#end("failed");
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** @param {Record<string, any>} value */
+  #envelope(value) {
+    const data = value.data ?? {};
+    const stepId = text(value.step?.id);
+    const candidateId = text(value.candidate?.id) ?? text(data.subPipelineId) ?? text(value.subPipelineId);
+    this.seen = true;
+    switch (value.eventType) {
+      case "pipeline_started":
+      case "pipeline_resumed": {
+        this.graph.name = text(data.pipelineName) ?? text(value.pipelineName) ?? this.graph.name;
+        for (const step of Array.isArray(data.steps) ? data.steps : []) {
+          const id = typeof step === "string" ? step : text(step?.id);
+          if (id) this.#step(id, text(step?.type));
+        }
+        return true;
+      }
+      case "candidate_started": {
+        if (!candidateId) return false;
+        const candidate = this.#candidate(candidateId, stepId);
+        candidate.name = text(value.candidate?.name) ?? text(data.strategy) ?? candidate.name;
+        candidate.status = "running";
+        for (const id of Array.isArray(value.candidate?.steps) ? value.candidate.steps : []) this.#candidateStep(candidate, String(id));
+        return true;
+      }
+      case "candidate_completed":
+      case "candidate_failed":
+      case "candidate_interrupted": {
+        if (!candidateId) return false;
+        const candidate = this.#candidate(candidateId, stepId);
+        const failed = value.eventType !== "candidate_completed" || (text(data.outcome) ?? "succeeded") !== "succeeded";
+        candidate.status = value.eventType === "candidate_interrupted" ? "skipped" : failed ? "failed" : "done";
+        return true;
+      }
+      case "candidate_selected": {
+        const chosen = text(data.candidateId);
+        for (const step of this.graph.steps) for (const c of step.candidates) if (c.id === chosen) c.selected = true;
+        return true;
+      }
+      case "step_failed":
+        if (stepId) this.#step(stepId).status = "failed";
+        return true;
+      case "candidate_step_failed": {
+        const id = text(value.candidateStep?.id);
+        const node = candidateId && id ? this.#candidateStep(this.#candidate(candidateId, stepId), id) : undefined;
+        if (node) node.status = "failed";
+        return true;
+      }
+      case "pipeline_completed":
+        this.#end("completed");
+        return true;
+      case "pipeline_failed":
+      case "pipeline_error":
+        this.#end("failed");
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** A re-attached run: the graph as the kernel's recovery snapshot has it. @param {Record<string, any>} snapshot */
+  #recover(snapshot) {
+    this.seen = true;
+    this.graph.recovered = true;
+    this.graph.name = text(snapshot.pipelineName) ?? this.graph.name;
+    for (const view of Array.isArray(snapshot.steps) ? snapshot.steps : []) {
+      const id = text(view?.id);
+      if (!id) continue;
+      const step = this.#step(id, text(view.type));
+      step.status = SNAPSHOT_STATUS[view.status] ?? step.status;
+      if (typeof view.attempt === "number") step.attempt = view.attempt;
+      for (const c of Array.isArray(view.candidates) ? view.candidates : []) {
+        const cid = text(c?.id);
+        if (!cid) continue;
+        const candidate = this.#candidate(cid, id);
+        candidate.name = text(c.name) ?? candidate.name;
+        candidate.status = SNAPSHOT_STATUS[c.status] ?? candidate.status;
+        candidate.selected = c.selected === true || view.selectedCandidateId === cid;
+        for (const s of Array.isArray(c.steps) ? c.steps : []) {
+          const node = text(s?.id) && this.#candidateStep(candidate, s.id);
+          if (node) node.status = SNAPSHOT_STATUS[s.status] ?? node.status;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** The pipeline is over: what never started was skipped. @param {"completed" | "failed"} state */
+  #end(state) {
+    this.graph.state = state;
+    const skip = (/** @type {StepNode} */ step) => {
+      if (step.status === "pending") step.status = "skipped";
+      for (const candidate of step.candidates) {
+        if (candidate.status === "pending") candidate.status = "skipped";
+        candidate.steps.forEach(skip);
+      }
+    };
+    this.graph.steps.forEach(skip);
+  }
+}
+
+/** @param {StepNode} step @param {string} label @param {string} [detail] */
+function node(step, label, detail) {
+  const attempt = step.attempt > 1 ? ` · attempt ${step.attempt}` : "";
+  return h(
+    "div",
+    {
+      class: `node status-${step.status}`,
+      role: "listitem",
+      "data-step": step.id,
+      "aria-label": `${label}: ${STATUS_TEXT[step.status]}${attempt}`,
+    },
+    h("span", { class: "node-status", "aria-hidden": "true" }),
+    h(
+      "span",
+      { class: "node-text" },
+      h("span", { class: "node-name" }, label),
+      h("span", { class: "node-detail" }, [detail, `${STATUS_TEXT[step.status]}${attempt}`].filter(Boolean).join(" · ")),
+    ),
+  );
+}
+
+/** @param {CandidateNode} candidate */
+function candidateColumn(candidate) {
+  const status = /** @type {StepNode} */ ({ id: candidate.id, type: "", status: candidate.status, attempt: 0, candidates: [] });
+  return h(
+    "div",
+    {
+      class: `candidate${candidate.selected ? " selected" : ""}`,
+      role: "group",
+      "data-candidate": candidate.id,
+      "aria-label": candidate.name,
+    },
+    node(status, candidate.name, candidate.selected ? "selected" : candidate.id),
+    h(
+      "div",
+      { class: "candidate-steps", role: "list" },
+      candidate.steps.map((step) => node(step, step.id)),
+    ),
+  );
+}
+
+/** Draws a run's pipeline graph into `element`, redrawn whole (graphs are small). @param {HTMLElement} element @param {Graph} graph */
+export function drawGraph(element, graph) {
+  const state = { running: "running", completed: "completed", failed: "failed", waiting: "waiting for an answer" }[graph.state];
+  const caption = h(
+    "p",
+    { class: "graph-caption" },
+    h("strong", {}, graph.name || "pipeline"),
+    ` · ${state}`,
+    graph.recovered ? " · re-attached: drawn from the kernel's recovery snapshot (ACTIVITY_SNAPSHOT), then the live events" : "",
+  );
+  const flow = h(
+    "div",
+    { class: "graph-flow", role: "list", "aria-label": "Steps in order" },
+    graph.steps.map((step) =>
+      h(
+        "div",
+        { class: "graph-step", role: "listitem" },
+        node(step, step.id, step.type || undefined),
+        step.candidates.length > 0
+          ? h("div", { class: "candidates", role: "group", "aria-label": `Candidates of ${step.id}` }, step.candidates.map(candidateColumn))
+          : null,
+      ),
+    ),
+  );
+  element.replaceChildren(caption, flow);
+}
+
+/**
+ * The graph of one run, shown under its span chart once a pipeline event comes.
+ * It follows the run's events once a frame while the run streams (the page's
+ * stream loop stays as it is), and once more when the stream is over.
+ * @param {{ element: HTMLElement, model: import("./run-model.js").RunModel }} view
+ */
+export function pipelineView(view) {
+  const graph = new PipelineGraphModel();
+  const body = h("div", { class: "graph-body" });
+  const panel = h("details", { class: "pipeline-graph", open: true, hidden: true }, h("summary", {}, "Pipeline"), body);
+  // In the run's sticky top, beside the span chart: the graph stays in sight while the events scroll.
+  const top = view.element.querySelector(".run-top");
+  if (top) top.append(panel);
+  else view.element.prepend(panel);
+  let read = 0;
+  const sync = () => {
+    let changed = false;
+    const { events } = view.model;
+    for (; read < events.length; read++) changed = graph.add(events[read]?.event ?? {}) || changed;
+    if (!changed) return;
+    panel.hidden = false;
+    drawGraph(body, graph.graph);
+  };
+  const follow = () => {
+    // Read before syncing: the frame after the stream ends still takes its last events.
+    const live = view.model.status === "streaming";
+    sync();
+    if (live) requestAnimationFrame(follow);
+  };
+  requestAnimationFrame(follow);
+  return { graph, sync };
+}

@@ -1,0 +1,118 @@
+/**
+ * The sandbox page in Debian's headless Chromium, for the e2e specs of Keep
+ * and the pipeline view: the real service with its embedded demo kernel,
+ * the page loaded, screenshots saved to spec/e2e/__screenshots__/ and
+ * checked for what they must show. Same rules as sandbox.e2e.spec.ts: a
+ * missing Chromium skips the suite on a developer machine and fails in CI.
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect } from "@jest/globals";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import { PROJECT_ROOT } from "../../lib/paths.js";
+import { startService, type RunningService } from "../../lib/server.js";
+import type { Config } from "../../lib/config.js";
+import { testConfig } from "../support/service.js";
+import { readPng, type Png } from "./png.js";
+
+// Runs in the page (inside evaluate), where the DOM exists; the specs are typechecked without the DOM lib.
+declare const getComputedStyle: (element: unknown) => { backgroundColor: string; getPropertyValue(name: string): string };
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+export const VIEWPORT = { width: 1280, height: 800 };
+export const SCREENSHOTS = path.join(PROJECT_ROOT, "spec", "e2e", "__screenshots__");
+export const STREAM_TIMEOUT = 20_000;
+
+const inCi = ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && !inCi) {
+  console.warn(`Skipping the sandbox e2e tests: no Chromium at ${CHROMIUM}. Install Debian's chromium package, or set CHROMIUM_PATH.`);
+}
+export const describeInBrowser = haveChromium || inCi ? describe : describe.skip;
+
+export interface SandboxPage {
+  service: RunningService;
+  browser: Browser;
+  page: Page;
+  /** Script errors and CSP refusals the page logged. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export async function openSandbox(config: Partial<Config> = {}): Promise<SandboxPage> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
+  const service = await startService(testConfig({ a2aUrl: undefined, ...config }));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const page = await browser.newPage({ viewport: VIEWPORT, acceptDownloads: true });
+  const problems: string[] = [];
+  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+  page.on("pageerror", (error) => problems.push(error.message));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.goto(`${service.url}/sandbox`);
+  await page.locator("#run:enabled").waitFor();
+  return {
+    service,
+    browser,
+    page,
+    problems,
+    async close() {
+      await browser.close();
+      await service.close();
+    },
+  };
+}
+
+export const runSection = (page: Page, n: number) => page.locator("section.run").nth(n);
+
+export const finished = (section: Locator) =>
+  section
+    .locator(".ev-type")
+    .filter({ hasText: /^RUN_(FINISHED|ERROR)$/ })
+    .first()
+    .waitFor({ timeout: STREAM_TIMEOUT });
+
+export async function runFixture(page: Page, fixture: string) {
+  await page.selectOption("#fixture", fixture);
+  await page.click("#run");
+}
+
+/** Saves the viewport for people and returns it decoded, after checking it is a real picture of the page. */
+export async function screenshot(page: Page, name: string): Promise<Png> {
+  await page.mouse.move(0, 0);
+  const data = await page.screenshot();
+  writeFileSync(path.join(SCREENSHOTS, `${name}.png`), data);
+  const png = readPng(data);
+  expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
+  const { distinct, commonestShare } = png.colourStats();
+  expect(distinct).toBeGreaterThan(100);
+  expect(commonestShare).toBeLessThan(0.9);
+  return png;
+}
+
+/** The CSS background colour of an element, as RGB. */
+export async function cssColour(element: Locator): Promise<number[]> {
+  const css = await element.evaluate((el) => getComputedStyle(el).backgroundColor);
+  return css.match(/\d+/g)!.slice(0, 3).map(Number);
+}
+
+/** The screenshot's pixel at the middle of an element is `rgb`: the element is drawn in that colour, and not covered. */
+export async function expectPixel(png: Png, element: Locator, rgb: readonly number[]) {
+  const box = (await element.boundingBox())!;
+  expect(box.width).toBeGreaterThan(2);
+  const actual = png.pixel(Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2));
+  actual.forEach((channel, i) => expect(Math.abs(channel - rgb[i]!)).toBeLessThanOrEqual(12));
+}
+
+export async function depthOf(element: Locator): Promise<string> {
+  return (await element.evaluate((el) => getComputedStyle(el).getPropertyValue("--depth"))).trim();
+}
