@@ -7,6 +7,7 @@
  */
 import { $, h, randomId } from "./dom.js";
 import { interruptForm } from "./interrupt-form.js";
+import { forgetRuns, keepControls, keepRun } from "./run-files.js";
 import { RunModel } from "./run-model.js";
 import { sseRecords } from "./sse.js";
 import { Timeline } from "./timeline.js";
@@ -119,6 +120,7 @@ function describeFixture() {
 async function stream(body, title) {
   const model = new RunModel({ runId: body.runId, title, resume: body.resume !== undefined });
   const view = timeline.addRun(model);
+  const kept = keepRun(view);
   const controller = new AbortController();
   running = controller;
   setBusy(true);
@@ -137,6 +139,7 @@ async function stream(body, title) {
       return model;
     }
     for await (const record of sseRecords(response.body)) {
+      kept.received(record.raw);
       if (record.data === undefined) {
         if (record.comments.includes("heartbeat")) model.heartbeats += 1;
         view.update();
@@ -236,6 +239,7 @@ ui.stop.addEventListener("click", () => running?.abort());
 ui.newThread.addEventListener("click", () => {
   thread = freshThread();
   timeline.clear();
+  forgetRuns();
   ui.timeline.append(h("p", { class: "empty" }, "A new thread: nothing has run on it yet."));
   ui.inspectorTitle.textContent = "Nothing selected";
   ui.inspectorBody.textContent = "";
@@ -249,3 +253,15 @@ ui.token.addEventListener("change", () => {
 });
 
 void refresh();
+
+// Keep (docs/sandbox.md): save a run, open a saved run or an A2A fixture, compare two runs.
+keepControls({
+  open: $("#open-file", HTMLInputElement),
+  compareA: $("#compare-a", HTMLSelectElement),
+  compareB: $("#compare-b", HTMLSelectElement),
+  compare: $("#compare", HTMLButtonElement),
+  timeline,
+  newModel: (title) => new RunModel({ runId: "(from a file)", title, resume: false }),
+  headers: authorization,
+  say,
+});
