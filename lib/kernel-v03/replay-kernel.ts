@@ -5,7 +5,9 @@
  * no iac-code metadata, so it stands for any A2A 0.3 agent deployed today.
  * It speaks `message/stream`, `message/send`, `tasks/get`, `tasks/cancel`
  * and `tasks/resubscribe` as the SDK does; the service must cope with that,
- * so nothing here bends the SDK towards the service.
+ * so nothing here bends the SDK towards the service. Beside A2A it serves
+ * only the demo kernel's fixture list (`GET /iac-code/fixtures`,
+ * `fixture-list.ts`), so the sandbox offers the 0.3 fixtures by name.
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -15,6 +17,7 @@ import { AGENT_CARD_PATH, type AgentCard } from "a2a-sdk-v03";
 import { DefaultRequestHandler, InMemoryTaskStore } from "a2a-sdk-v03/server";
 import { agentCardHandler, jsonRpcHandler } from "a2a-sdk-v03/server/express";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { FIXTURE_LIST_PATH, fixtureListRoute } from "../kernel/fixture-list.js";
 import type { HoldLine } from "../kernel/replay-executor.js";
 import type { ReceivedCall } from "../kernel/replay-kernel.js";
 import { StreamDrops } from "../kernel/stream-drops.js";
@@ -58,8 +61,9 @@ const BODY_LIMIT = "16mb";
 
 export async function startReplayKernelV03(options: ReplayKernelV03Options = {}): Promise<ReplayKernelV03> {
   const drops = new StreamDrops();
+  const fixturesDir = options.fixturesDir ?? FIXTURES_V03_DIR;
   const executor = new ReplayExecutorV03({
-    fixturesDir: options.fixturesDir ?? FIXTURES_V03_DIR,
+    fixturesDir,
     holdLine: options.holdLine,
     timeScale: options.timeScale ?? 1,
     drops,
@@ -72,6 +76,7 @@ export async function startReplayKernelV03(options: ReplayKernelV03Options = {})
   const cardRoute = agentCardHandler({ agentCardProvider: handler });
   app.use(`/${AGENT_CARD_PATH}`, cardRoute);
   app.use(`/${LEGACY_AGENT_CARD_PATH}`, cardRoute);
+  app.get(FIXTURE_LIST_PATH, bearerAuth(options.requireToken), fixtureListRoute(fixturesDir));
   app.post(
     "/",
     express.json({ limit: BODY_LIMIT }),

@@ -44,6 +44,15 @@ describe("startReplayKernelV03", () => {
     }
   });
 
+  it("lists its fixtures for the sandbox, as the 1.0 demo kernel does", async () => {
+    const { kernel } = await start();
+    const { fixtures } = (await (await fetch(new URL("iac-code/fixtures", kernel.url))).json()) as {
+      fixtures: { name: string; description: string }[];
+    };
+    expect(fixtures.map((fixture) => fixture.name)).toEqual(await listFixtures(FIXTURES_V03_DIR));
+    expect(fixtures.find((fixture) => fixture.name === "ask-input")?.description).toMatch(/^An agent that asks for input/);
+  });
+
   it.each(["plain-chat", "fails", "data-and-file", "slow-chat"])(
     "streams %s frame by frame, with the live ids, over message/stream",
     async (name) => {
