@@ -21,6 +21,7 @@ import type { KernelProcess, KernelProcessOptions } from "./kernel-process/super
 import { kernelFixtures } from "./http/kernel-fixtures.js";
 import { readinessChecks } from "./http/probes.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
+import { openThreadStore } from "./state/open-thread-store.js";
 import type { ThreadStore } from "./state/thread-store.js";
 
 export interface RunningService {
@@ -94,15 +95,18 @@ export async function startService(
     },
   );
   const runs = new RunRegistry(now);
+  // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
+  const opened = store ? undefined : await openThreadStore(config, log.child({ component: "state" }));
   const app = createApp({
     config,
     a2a,
     runs,
-    store: store ?? new FileThreadStore({ stateDir: config.stateDir }),
+    store: store ?? opened!.store,
     readiness: readinessChecks({
       kernelUrl,
       kernelToken: config.a2aToken,
       threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
+      ...(opened?.available ? { stateAvailable: opened.available } : {}),
       draining: () => runs.draining,
     }),
     log,
@@ -127,6 +131,7 @@ export async function startService(
     listening.maxConnections = config.maxConnections;
   }).catch(async (error: unknown) => {
     await kernel.close();
+    await opened?.close();
     throw listenError(error, `${host}:${config.port}`);
   });
   const { port } = server.address() as AddressInfo;
@@ -136,8 +141,9 @@ export async function startService(
       server.close(() => resolve());
       server.closeAllConnections();
     });
-    // After the drain, which needs the kernel.
+    // After the drain, which needs the kernel and the store.
     await kernel.close();
+    await opened?.close();
   };
   let shuttingDown: Promise<DrainReport> | undefined;
   const shutdown = async (drainMs: number): Promise<DrainReport> => {

@@ -40,14 +40,23 @@ export interface ReadinessOptions {
   kernelToken?: string | undefined;
   /** The directory thread files are written to (the store's `threadsDir`). */
   threadsDir: string;
+  /** A store elsewhere (Redis): whether it answers, checked instead of a write in `threadsDir`. */
+  stateAvailable?: () => Promise<boolean>;
   draining: () => boolean;
   now?: () => number;
 }
 
-export function readinessChecks({ kernelUrl, kernelToken, threadsDir, draining, now = Date.now }: ReadinessOptions): Readiness {
+export function readinessChecks({
+  kernelUrl,
+  kernelToken,
+  threadsDir,
+  stateAvailable,
+  draining,
+  now = Date.now,
+}: ReadinessOptions): Readiness {
   return {
     kernel: cachedCheck(() => kernelAnswers(kernelUrl, { timeoutMs: KERNEL_PROBE_TIMEOUT_MS, token: kernelToken }), now),
-    stateDir: cachedCheck(() => canWriteIn(threadsDir), now),
+    stateDir: cachedCheck(stateAvailable ?? (() => canWriteIn(threadsDir)), now),
     draining,
   };
 }
