@@ -1,17 +1,21 @@
 // @ts-check
 /**
  * The timeline: one section per run, with a span chart (one bar per step,
- * message, tool call and reasoning span, placed by event number) above the
- * run's events. Rows and bars are updated in place as events stream in, so
- * focus and scroll position survive a busy stream.
+ * message, tool call and reasoning span, placed on a time axis by the
+ * events' timestamps) above the run's events, a virtual list that keeps
+ * only the rows near the viewport in the DOM. Bars are updated in place as
+ * events stream in, so focus and scroll position survive a busy stream.
  */
 import { h } from "./dom.js";
+import { EventList } from "./event-list.js";
 import { summarize, subtype } from "./event-text.js";
+import { drawAxis, durationOf, formatMs, gapBefore, longestGaps, spanTime, timeOf } from "./time-axis.js";
 
 /** @typedef {import("./run-model.js").RunModel} RunModel */
 /** @typedef {import("./run-model.js").Span} Span */
 /** @typedef {import("./run-model.js").EventEntry} EventEntry */
 /** @typedef {(title: string, value: unknown) => void} Inspect */
+/** @typedef {(entry: EventEntry) => boolean} EventFilter */
 
 const STATUS_TEXT = {
   streaming: "streaming…",
@@ -33,12 +37,15 @@ function pretty(text) {
   }
 }
 
-/** A span as plain text: its streamed text is the point, and JSON escaping would bury it. @param {Span} span */
-function describeSpan(span) {
+/** A span as plain text: its streamed text is the point, and JSON escaping would bury it. @param {Span} span @param {RunModel} model */
+function describeSpan(span, model) {
+  const { start, duration } = spanTime(model, span);
   const lines = [
     `kind: ${span.kind}`,
     `label: ${span.label}`,
     `events: #${span.start}–${span.end === undefined ? "(never closed)" : `#${span.end}`}`,
+    `starts: ${formatMs(start)} after the first event`,
+    `duration: ${formatMs(duration)}${span.end === undefined ? " so far" : ""}`,
   ];
   if (span.kind === "tool")
     lines.push(
@@ -75,42 +82,66 @@ export class Timeline {
     this.count = 0;
     /** @type {Element | undefined} */
     this.selected = undefined;
+    /** The selected event, which keeps its mark when its row scrolls out of the DOM and back. @type {EventEntry | undefined} */
+    this.selectedEntry = undefined;
+    /** @type {RunView[]} */
+    this.views = [];
+    /** @type {EventFilter} */
+    this.matches = () => true;
     root.addEventListener("keydown", (event) => this.#navigate(event));
   }
 
   clear() {
     this.count = 0;
     this.selected = undefined;
+    this.selectedEntry = undefined;
+    this.views = [];
     this.root.replaceChildren();
+  }
+
+  /** Shows only the events `matches` keeps, in every run, those to come included. @param {EventFilter} matches */
+  setFilter(matches) {
+    this.matches = matches;
+    for (const view of this.views) view.refilter();
   }
 
   /** @param {RunModel} model */
   addRun(model) {
     const view = new RunView(model, ++this.count, this);
+    this.views.push(view);
     this.root.querySelector(".empty")?.remove();
     this.root.append(view.element);
     view.element.scrollIntoView({ block: "nearest" });
     return view;
   }
 
-  /** @param {Element} element @param {string} title @param {unknown} value */
-  select(element, title, value) {
+  /** @param {Element} element @param {string} title @param {unknown} value @param {EventEntry} [entry] */
+  select(element, title, value, entry) {
     this.selected?.removeAttribute("aria-current");
     element.setAttribute("aria-current", "true");
     this.selected = element;
+    this.selectedEntry = entry;
     this.inspect(title, value);
   }
 
-  /** Arrow keys walk the event rows of every run, as in a list. @param {KeyboardEvent} event */
+  /**
+   * Arrow keys walk a run's events as in a list. Most rows are not in the DOM
+   * (the list is virtual), so the step is taken on the run's entries and the
+   * row brought in afterwards.
+   * @param {KeyboardEvent} event
+   */
   #navigate(event) {
     const target = event.target;
     if (!(target instanceof HTMLElement) || !target.classList.contains("ev")) return;
-    const rows = [...this.root.querySelectorAll(".ev")];
-    const at = rows.indexOf(target);
-    const next = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: rows.length - 1 }[event.key];
-    const row = next === undefined ? undefined : rows[next];
-    if (!(row instanceof HTMLElement)) return;
+    const view = this.views[Number(target.dataset.run) - 1];
+    const entry = view?.model.events[Number(target.dataset.index)];
+    if (!view || !entry) return;
+    const step = { ArrowDown: 1, ArrowUp: -1, PageDown: 20, PageUp: -20, Home: -Infinity, End: Infinity }[event.key];
+    if (step === undefined) return;
     event.preventDefault();
+    const next = view.events.neighbour(entry, step);
+    const row = next && view.events.reveal(next);
+    if (!row) return;
     row.focus();
     row.click();
   }
@@ -122,13 +153,18 @@ class RunView {
     this.model = model;
     this.number = number;
     this.timeline = timeline;
-    /** @type {Map<Span, { bar: HTMLButtonElement, row: HTMLElement, name: HTMLElement }>} */
+    /** @type {Map<Span, { bar: HTMLButtonElement, row: HTMLElement, name: HTMLElement, took: HTMLElement }>} */
     this.bars = new Map();
     /** @type {Map<EventEntry, HTMLButtonElement>} */
     this.ticks = new Map();
+    /** The span whose events are marked in the list. @type {Span | undefined} */
+    this.highlighted = undefined;
     this.frame = 0;
+    /** The list was scrolled to its end when events came: keep following them. */
+    this.following = false;
     this.status = h("span", { class: "pill" });
     this.meta = h("span", { class: "meta" });
+    this.timing = h("p", { class: "timing" });
     this.spanRows = h("div", { class: "span-rows" });
     this.tickTrack = h("div", { class: "track" });
     this.tickRow = h(
@@ -137,13 +173,17 @@ class RunView {
       h("span", { class: "span-label" }, "pipeline events"),
       this.tickTrack,
     );
+    this.axisTrack = h("div", { class: "track axis", role: "img" });
+    this.axisRow = h("div", { class: "span-row axis-row" }, h("span", { class: "span-label" }, "time"), this.axisTrack);
     this.chart = h(
       "div",
       { class: "chart", role: "group", "aria-label": `Spans of run ${number}`, hidden: true },
       this.spanRows,
       this.tickRow,
+      this.axisRow,
     );
-    this.list = h("ol", { class: "events", "aria-label": `Events of run ${number}` });
+    this.events = new EventList(timeline.root, `Events of run ${number}`, (entry) => this.#row(entry));
+    this.list = this.events.element;
     this.after = h("div", { class: "after" });
     const heading = h(
       "h2",
@@ -153,45 +193,37 @@ class RunView {
       h("code", { class: "run-id", title: "runId" }, model.runId),
     );
     // Header and chart stick to the top while the run's events scroll under them, so the spans stay in view.
-    const top = h("div", { class: "run-top" }, h("header", {}, heading, this.status, this.meta), this.chart);
+    const top = h("div", { class: "run-top" }, h("header", {}, heading, this.status, this.meta), this.timing, this.chart);
     this.element = h("section", { class: "run", "aria-label": `Run ${number}: ${model.title}` }, top, this.list, this.after);
     this.update();
   }
 
   /** @param {EventEntry} entry */
   addEvent(entry) {
-    const scroller = this.timeline.root;
-    const pinned = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
-    const { event } = entry;
-    const kind = subtype(event);
-    const row = h(
-      "button",
-      {
-        type: "button",
-        class: `ev tone-${entry.tone}`,
-        style: { "--depth": String(entry.depth) },
-        onclick: () => this.#selectEvent(entry, row),
-      },
-      h("span", { class: "ev-index" }, `#${entry.index}`),
-      h("span", { class: "ev-time" }, `+${Math.round(entry.at)} ms`),
-      h("span", { class: "ev-type" }, String(event.type)),
-      kind ? h("span", { class: `ev-sub${entry.tone === "pipeline" ? " pipeline" : ""}` }, kind) : null,
-      h("span", { class: "ev-summary" }, summarize(event)),
-    );
-    this.list.append(h("li", {}, row));
-    if (entry.tone === "pipeline") this.ticks.set(entry, this.#tick(entry, row));
-    this.#scheduleChart();
-    this.update();
-    if (pinned) scroller.scrollTop = scroller.scrollHeight;
+    if (!this.frame) {
+      const scroller = this.timeline.root;
+      this.following = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
+    }
+    if (this.timeline.matches(entry)) this.events.push(entry);
+    if (entry.tone === "pipeline") this.ticks.set(entry, this.#tick(entry));
+    this.#scheduleFrame();
   }
 
-  /** Status, counts and anything to say after the events (an error, a refusal). */
+  /** The list again, through the timeline's current filter. */
+  refilter() {
+    this.events.setEntries(this.model.events.filter(this.timeline.matches));
+    this.update();
+  }
+
+  /** Status, counts, timing and anything to say after the events (an error, a refusal). */
   update() {
     const { model } = this;
     this.status.textContent = STATUS_TEXT[model.status];
     this.status.className = `pill status-${model.status}`;
     const heartbeats = model.heartbeats ? ` · ${model.heartbeats} heartbeat${model.heartbeats > 1 ? "s" : ""}` : "";
-    this.meta.textContent = `${model.events.length} events · ${model.spans.length} spans · ${seconds(model.elapsedMs)}${heartbeats}`;
+    const shown = this.events.shown.length === model.events.length ? "" : ` (${this.events.shown.length} shown)`;
+    this.meta.textContent = `${model.events.length} events${shown} · ${model.spans.length} spans · ${seconds(model.elapsedMs)}${heartbeats}`;
+    this.#updateTiming();
     if (model.detail && !this.after.querySelector(".run-detail")) {
       const detail = h("p", { class: `run-detail status-${model.status}` }, model.detail);
       this.after.prepend(detail);
@@ -199,40 +231,90 @@ class RunView {
     }
   }
 
+  /** The three numbers a stream debugger asks first: how long until anything came, how long it all took, and the longest silence. */
+  #updateTiming() {
+    const { model } = this;
+    const first = model.events[0];
+    if (!first) {
+      this.timing.textContent = "";
+      return;
+    }
+    const [gap] = longestGaps(model, 1);
+    this.timing.replaceChildren(
+      h("span", { class: "first-event" }, `first event after ${formatMs(first.at)}`),
+      h("span", {}, `${formatMs(durationOf(model))} from first to last`),
+      ...(gap ? [h("span", { class: "longest-gap" }, `longest gap ${formatMs(gap.ms)} (#${gap.from.index} → #${gap.to.index})`)] : []),
+    );
+  }
+
   /** @param {HTMLElement} element */
   attach(element) {
     this.after.append(element);
   }
 
+  /** One event's row, made when it scrolls into the list's window. @param {EventEntry} entry */
+  #row(entry) {
+    const { event } = entry;
+    const kind = subtype(event);
+    const gap = gapBefore(this.model, entry);
+    const row = h(
+      "button",
+      {
+        type: "button",
+        class: `ev tone-${entry.tone}${entry.span !== undefined && entry.span === this.highlighted ? " in-span" : ""}`,
+        style: { "--depth": String(entry.depth) },
+        "data-run": this.number,
+        "data-index": entry.index,
+        "aria-current": this.timeline.selectedEntry === entry ? "true" : undefined,
+        onclick: () => this.#selectEvent(entry, row),
+      },
+      h("span", { class: "ev-index" }, `#${entry.index}`),
+      h("span", { class: "ev-time", title: "since the request was sent" }, `+${Math.round(entry.at)} ms`),
+      h(
+        "span",
+        { class: `ev-gap${gap >= 1000 ? " long" : ""}`, title: "since the event before, by timestamp" },
+        gap ? `Δ${formatMs(gap)}` : "",
+      ),
+      h("span", { class: "ev-type" }, String(event.type)),
+      kind ? h("span", { class: `ev-sub${entry.tone === "pipeline" ? " pipeline" : ""}` }, kind) : null,
+      h("span", { class: "ev-summary" }, summarize(event)),
+    );
+    if (this.timeline.selectedEntry === entry) this.timeline.selected = row;
+    return row;
+  }
+
   /** @param {EventEntry} entry @param {HTMLElement} row */
   #selectEvent(entry, row) {
-    this.timeline.select(row, `Run ${this.number} · #${entry.index} ${entry.event.type}`, entry.event);
+    this.timeline.select(row, `Run ${this.number} · #${entry.index} ${entry.event.type}`, entry.event, entry);
     this.#highlight(entry.span);
   }
 
   /** @param {Span} span @param {HTMLElement} bar */
   #selectSpan(span, bar) {
     const range = span.end === undefined ? `#${span.start}, never closed` : `#${span.start}–#${span.end}`;
-    this.timeline.select(bar, `Run ${this.number} · ${span.kind} ${span.label} · ${range}`, describeSpan(span));
+    this.timeline.select(bar, `Run ${this.number} · ${span.kind} ${span.label} · ${range}`, describeSpan(span, this.model));
     this.#highlight(span);
   }
 
   /** Marks the rows of one span, so its events stand out among interleaved ones. @param {Span | undefined} span */
   #highlight(span) {
-    const rows = this.list.querySelectorAll(".ev");
-    this.model.events.forEach((entry, index) => rows[index]?.classList.toggle("in-span", span !== undefined && entry.span === span));
+    this.highlighted = span;
+    for (const row of this.events.visibleRows()) {
+      const entry = this.model.events[Number(row.dataset.index)];
+      row.classList.toggle("in-span", span !== undefined && entry?.span === span);
+    }
   }
 
-  /** @param {EventEntry} entry @param {HTMLElement} row */
-  #tick(entry, row) {
+  /** @param {EventEntry} entry */
+  #tick(entry) {
     const tick = h("button", {
       type: "button",
       class: "tick",
       title: `#${entry.index} ${subtype(entry.event)}`,
       "aria-label": `pipeline event #${entry.index}: ${subtype(entry.event)}`,
       onclick: () => {
-        row.scrollIntoView({ block: "nearest" });
-        this.#selectEvent(entry, row);
+        const row = this.events.reveal(entry);
+        if (row) this.#selectEvent(entry, row);
       },
     });
     this.tickTrack.append(tick);
@@ -240,52 +322,61 @@ class RunView {
     return tick;
   }
 
-  // Streams can bring dozens of events per frame: lay the chart out once per frame.
-  #scheduleChart() {
+  // Streams can bring dozens of events per frame: lay out the chart, the counts and the list once per frame.
+  #scheduleFrame() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
       this.renderChart();
+      this.update();
+      const scroller = this.timeline.root;
+      if (this.following) scroller.scrollTop = scroller.scrollHeight;
+      this.events.render();
     });
   }
 
   renderChart() {
     const { model } = this;
-    const total = Math.max(model.events.length, 1);
-    const percent = (/** @type {number} */ n) => `${((n / total) * 100).toFixed(3)}%`;
+    const duration = Math.max(durationOf(model), 1);
+    const percent = (/** @type {number} */ ms) => `${((ms / duration) * 100).toFixed(3)}%`;
     for (const span of model.spans) {
       let drawn = this.bars.get(span);
       if (!drawn) {
         const bar = h("button", { type: "button", class: `bar kind-${span.kind}`, onclick: () => this.#selectSpan(span, bar) });
         const name = h("span", { class: "name" });
+        const took = h("span", { class: "took" });
         const label = h(
           "span",
           { class: `span-label kind-${span.kind}`, title: span.label },
           h("span", { class: "kind" }, span.kind),
           name,
+          took,
         );
         const row = h("div", { class: "span-row" }, label, h("div", { class: "track" }, bar));
-        drawn = { bar, row, name };
+        drawn = { bar, row, name, took };
         this.bars.set(span, drawn);
         this.spanRows.append(row);
       }
-      const { bar, row, name } = drawn;
+      const { bar, row, name, took } = drawn;
       // Nesting can change while spans close (a message outliving its step moves out from under it).
       const depth = model.depthOf(span);
       row.style.setProperty("--depth", String(depth));
-      // Each level of nesting takes about three characters of the label column.
-      name.textContent = middleEllipsis(span.label, 28 - 3 * depth);
-      const last = span.end ?? total - 1;
-      bar.style.left = percent(span.start);
-      bar.style.width = percent(last - span.start + 1);
+      // Each level of nesting takes about three characters of the label column; the duration takes about seven.
+      name.textContent = middleEllipsis(span.label, 21 - 3 * depth);
+      const time = spanTime(model, span);
+      took.textContent = formatMs(time.duration);
+      bar.style.left = percent(time.start);
+      bar.style.width = percent(time.duration);
       bar.classList.toggle("open", span.end === undefined);
       bar.classList.toggle("failed", span.failed);
       bar.classList.toggle("resumed", span.resumed);
       const range = span.end === undefined ? `from event ${span.start}, still open` : `events ${span.start} to ${span.end}`;
-      bar.setAttribute("aria-label", `${span.kind} ${span.label}, ${range}${span.failed ? ", failed" : ""}`);
-      bar.title = `${span.kind} ${span.label} · ${range}`;
+      const when = `${formatMs(time.duration)} from ${formatMs(time.start)}`;
+      bar.setAttribute("aria-label", `${span.kind} ${span.label}, ${range}, ${when}${span.failed ? ", failed" : ""}`);
+      bar.title = `${span.kind} ${span.label} · ${range} · ${when}`;
     }
-    for (const [entry, tick] of this.ticks) tick.style.left = `calc(${percent(entry.index + 0.5)} - 4px)`;
-    this.chart.hidden = model.spans.length === 0 && this.ticks.size === 0;
+    for (const [entry, tick] of this.ticks) tick.style.left = `calc(${percent(timeOf(model, entry))} - 4px)`;
+    drawAxis(this.axisTrack, model);
+    this.chart.hidden = model.events.length === 0;
   }
 }
