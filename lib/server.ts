@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
+import { AgentCardSource } from "./a2a/dialect.js";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
@@ -78,8 +79,21 @@ export async function startService(
   config: Config,
   { log = silentLogger, store, now, sse, instrument, kernelSupervision }: ServiceOptions = {},
 ): Promise<RunningService> {
-  const kernel = await startServiceKernel(config, { log: log.child({ component: "kernel" }), supervision: kernelSupervision });
+  // A restarted kernel may be another agent (a new version, another dialect): its card is read again.
+  let agentCard: AgentCardSource | undefined;
+  const supervision: ServiceOptions["kernelSupervision"] = {
+    ...kernelSupervision,
+    onEvent: (event) => {
+      if (event.type === "ready") agentCard?.forget();
+      kernelSupervision?.onEvent?.(event);
+    },
+  };
+  const kernel = await startServiceKernel(config, { log: log.child({ component: "kernel" }), supervision });
   const kernelUrl = kernel.url;
+  const card = new AgentCardSource({ kernelUrl, token: config.a2aToken, setting: config.a2aDialect ?? "auto" });
+  agentCard = card;
+  const agent = await card.agent();
+  log.info({ a2aDialect: agent.dialect, agentName: agent.name, agentVersion: agent.version }, `in front of an A2A ${agent.dialect} agent`);
   const a2a = recordingClient(
     new A2AClient({
       url: kernelUrl,
@@ -87,6 +101,7 @@ export async function startService(
       maxRecordBytes: config.maxKernelRecordBytes,
       maxResponseBytes: config.maxKernelResponseBytes,
       requestTimeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
+      dialect: card,
     }),
     config.recordDir,
     {
@@ -108,6 +123,7 @@ export async function startService(
       threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
       ...(opened?.available ? { stateAvailable: opened.available } : {}),
       draining: () => runs.draining,
+      agent: () => card.known(),
     }),
     log,
     // Its own registry, with the process's metrics: services in one process (tests, embedders) count apart.

@@ -122,6 +122,11 @@ export class AgentCardSource {
     return (await this.agent()).dialect;
   }
 
+  /** The agent as last read, without asking it: what `/health` says, never waiting on the kernel. */
+  known(): KernelAgent | undefined {
+    return this.#last;
+  }
+
   /** The agent may have changed (a restart): its card is read again on the next call. */
   forget(): void {
     this.#known = undefined;

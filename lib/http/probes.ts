@@ -3,7 +3,8 @@
  * none) but, like every route, only for a Host that names the service (see
  * `origin-guard.ts`, which runs first):
  * - `GET /health`: the process serves HTTP (R-HTTP-1). Protocol and version
- *   facts only: no URL, path, token or setting.
+ *   facts only: no URL, path, token or setting; and the agent it is in front
+ *   of, as its card names it, with the A2A dialect spoken to it.
  * - `GET /ready`: it can take runs now: the kernel answers its agent card,
  *   a file can be written where thread state lives, and no shutdown is under
  *   way. 200 `{ready: true, kernel: "ok", stateDir: "ok"}`, else 503 with
@@ -17,6 +18,7 @@ import { lstat, mkdir, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
 import { Router } from "express";
+import type { KernelAgent } from "../a2a/dialect.js";
 import { kernelAnswers } from "../kernel-process/agent-card.js";
 import { SERVICE_VERSION } from "../version.js";
 
@@ -32,6 +34,8 @@ export interface Readiness {
   stateDir(): Promise<boolean>;
   /** Whether a shutdown has begun (new runs are refused). */
   draining(): boolean;
+  /** The agent as last read from its card; undefined while it has not been read (see `a2a/dialect.ts`). */
+  agent?(): KernelAgent | undefined;
 }
 
 export interface ReadinessOptions {
@@ -43,6 +47,7 @@ export interface ReadinessOptions {
   /** A store elsewhere (Redis): whether it answers, checked instead of a write in `threadsDir`. */
   stateAvailable?: () => Promise<boolean>;
   draining: () => boolean;
+  agent?: () => KernelAgent | undefined;
   now?: () => number;
 }
 
@@ -52,12 +57,14 @@ export function readinessChecks({
   threadsDir,
   stateAvailable,
   draining,
+  agent,
   now = Date.now,
 }: ReadinessOptions): Readiness {
   return {
     kernel: cachedCheck(() => kernelAnswers(kernelUrl, { timeoutMs: KERNEL_PROBE_TIMEOUT_MS, token: kernelToken }), now),
     stateDir: cachedCheck(stateAvailable ?? (() => canWriteIn(threadsDir)), now),
     draining,
+    ...(agent ? { agent } : {}),
   };
 }
 
@@ -100,11 +107,22 @@ async function canWriteIn(dir: string): Promise<boolean> {
 
 const HEALTH = { status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION };
 
+/** `/health`'s answer: the dialect in `executionKernel` and `agent`, with the name and version the agent's card gives. */
+export function healthOf(agent: KernelAgent | undefined): Record<string, unknown> {
+  if (agent === undefined) return HEALTH;
+  const { dialect, name, version } = agent;
+  return {
+    ...HEALTH,
+    executionKernel: `a2a-${dialect}`,
+    agent: { a2aDialect: dialect, ...(name ? { name } : {}), ...(version ? { version } : {}) },
+  };
+}
+
 /** `/health`, and `/ready` when the service gives it its checks. */
 export function probeRoutes(readiness: Readiness | undefined): Router {
   const router = Router();
   router.get("/health", (_req, res) => {
-    res.json(HEALTH);
+    res.json(healthOf(readiness?.agent?.()));
   });
   if (readiness === undefined) return router;
   router.get("/ready", async (_req, res) => {

@@ -9,6 +9,7 @@ import type net from "node:net";
 import type { Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from "a2a-sdk-v03";
 import { AgentCardSource, dialectOfCard, readAgentCard } from "../../lib/a2a/dialect.js";
 import { paramsToV03, streamResultFromV03, taskResultFromV03, v03Method } from "../../lib/a2a/dialect-v03.js";
+import { ConfigError, loadConfig } from "../../lib/config.js";
 import { AguiError } from "../../lib/errors.js";
 
 describe("dialectOfCard", () => {
@@ -219,5 +220,19 @@ describe("AgentCardSource", () => {
   it("a kernel with no card at all is read as having none (undefined), not as unreachable", async () => {
     const { url } = await cardServer({});
     await expect(readAgentCard(url)).resolves.toBeUndefined();
+  });
+});
+
+describe("IAC_CODE_AGUI_A2A_DIALECT", () => {
+  it("is auto (unset) by default, and takes 1.0 or 0.3 from the environment or --a2a-dialect", () => {
+    expect(loadConfig([], {}).a2aDialect).toBeUndefined();
+    expect(loadConfig([], { IAC_CODE_AGUI_A2A_DIALECT: "0.3" }).a2aDialect).toBe("0.3");
+    expect(loadConfig(["--a2a-dialect", "1.0"], { IAC_CODE_AGUI_A2A_DIALECT: "0.3" }).a2aDialect).toBe("1.0");
+    expect(loadConfig(["--a2a-dialect=AUTO"], {}).a2aDialect).toBe("auto");
+  });
+
+  it("refuses any other dialect at start, naming the setting and the choices", () => {
+    expect(() => loadConfig([], { IAC_CODE_AGUI_A2A_DIALECT: "0.2" })).toThrow(ConfigError);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_A2A_DIALECT: "0.2" })).toThrow(/IAC_CODE_AGUI_A2A_DIALECT.*auto, 1\.0, 0\.3/);
   });
 });

@@ -26,6 +26,7 @@ describe("the HTTP edge before the stream starts", () => {
       protocolVersion: PROTOCOL_VERSION,
       executionKernel: "a2a-1.0",
       version: expect.any(String),
+      agent: { a2aDialect: "1.0", name: "iac-code-agui replay kernel", version: "1.0.0" },
     });
   });
 

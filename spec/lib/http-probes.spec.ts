@@ -50,6 +50,7 @@ describe("the probes of a service that requires a token", () => {
       protocolVersion: PROTOCOL_VERSION,
       executionKernel: "a2a-1.0",
       version: expect.any(String),
+      agent: { a2aDialect: "1.0", name: "iac-code-agui replay kernel", version: "1.0.0" },
     });
     for (const secret of [TOKEN, "kernel-secret", harness.kernel.url, new URL(harness.kernel.url).port, harness.stateDir]) {
       expect(text).not.toContain(secret);
