@@ -1,15 +1,19 @@
 // @ts-check
 /**
- * The sandbox page: runs a fixture against this service, feeds the streamed
- * AG-UI events to the timeline, and answers interrupts with a resume on the
- * same thread. The bearer token stays in this module's memory: never in
- * storage, cookies or the URL.
+ * The sandbox page: runs a fixture, a free-text message or a raw
+ * RunAgentInput against this service, attaches to an execution through the
+ * subscribe route, feeds the streamed AG-UI events to the timeline, and
+ * answers interrupts with a resume on the same thread. The bearer token
+ * stays in this module's memory: never in storage, cookies or the URL.
  */
 import { $, h, randomId } from "./dom.js";
+import { Filters } from "./filters.js";
 import { interruptForm } from "./interrupt-form.js";
 import { forgetRuns, keepControls, keepRun } from "./run-files.js";
+import { checkRunInput } from "./run-editor.js";
 import { RunModel } from "./run-model.js";
 import { sseRecords } from "./sse.js";
+import { StatePanel } from "./state-panel.js";
 import { Timeline } from "./timeline.js";
 
 /** @typedef {{ name: string, description: string, pipeline: boolean }} Fixture */
@@ -17,6 +21,10 @@ import { Timeline } from "./timeline.js";
  * What a resume must repeat: the same thread, `rosInvocationId` and `cwd` as the run it answers.
  * @typedef {{ id: string, rosInvocationId: string, forwardedProps: Record<string, any> | undefined }} Thread
  */
+
+/** Where an execution is watched (README, "Observers and the thread status"). @param {string} executionId */
+const subscribePath = (executionId) => `/extensions/iac-code/v1/executions/${encodeURIComponent(executionId)}/subscribe`;
+const SESSION_EVENT = "iac-code.session.v1";
 
 /** Resume errors that leave the interrupts answerable (README, "Interrupts and resume"): the form stays open for another try. */
 const ANSWER_NOT_TAKEN = new Set(["INCOMPLETE_RESUME", "UNKNOWN_INTERRUPT", "RESUME_PAYLOAD_INVALID"]);
@@ -38,11 +46,24 @@ const ui = {
   timeline: $("#timeline", HTMLElement),
   inspectorTitle: $("#inspector-title", HTMLElement),
   inspectorBody: $("#inspector-body", HTMLElement),
+  fixtureField: $("#fixture-field", HTMLElement),
+  message: $("#message", HTMLInputElement),
+  sendMessage: $("#send-message", HTMLButtonElement),
+  rawEditor: $("#raw-editor", HTMLDetailsElement),
+  rawInput: $("#raw-input", HTMLTextAreaElement),
+  rawFill: $("#raw-fill", HTMLButtonElement),
+  rawSend: $("#raw-send", HTMLButtonElement),
+  rawErrors: $("#raw-errors", HTMLElement),
+  attachThread: $("#attach-thread", HTMLInputElement),
+  attachExecution: $("#attach-execution", HTMLInputElement),
+  attach: $("#attach", HTMLButtonElement),
 };
 
 let token = "";
 /** @type {AbortController | undefined} */
 let running;
+/** The attached view streaming now, if any: it runs beside a run, never in its way. @type {AbortController | undefined} */
+let watching;
 /** @type {Map<string, Fixture>} */
 const fixtures = new Map();
 let thread = freshThread();
@@ -51,12 +72,29 @@ const timeline = new Timeline(ui.timeline, (title, value) => {
   ui.inspectorTitle.textContent = title;
   ui.inspectorBody.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
 });
+const filters = new Filters(
+  {
+    type: $("#find-type", HTMLSelectElement),
+    name: $("#find-name", HTMLInputElement),
+    search: $("#find-search", HTMLInputElement),
+    clear: $("#find-clear", HTMLButtonElement),
+  },
+  (matches) => timeline.setFilter(matches),
+);
+const statePanel = new StatePanel({
+  root: $("#state-panel", HTMLElement),
+  title: $("#state-title", HTMLElement),
+  state: $("#state-json", HTMLElement),
+  conversation: $("#conversation", HTMLElement),
+  note: $("#state-note", HTMLElement),
+});
 
 /** @returns {Thread} */
 function freshThread() {
   /** @type {Thread} */
   const next = { id: randomId("sandbox-thread"), rosInvocationId: randomId("sandbox-ros"), forwardedProps: undefined };
   ui.thread.textContent = next.id;
+  ui.attachThread.value = next.id;
   return next;
 }
 
@@ -72,9 +110,11 @@ function authorization() {
 
 /** @param {boolean} busy */
 function setBusy(busy) {
-  ui.run.disabled = busy;
+  ui.run.disabled = busy || fixtures.size === 0;
+  ui.sendMessage.disabled = busy;
+  ui.rawSend.disabled = busy;
   ui.newThread.disabled = busy;
-  ui.stop.disabled = !busy;
+  ui.stop.disabled = !busy && watching === undefined;
   ui.timeline.setAttribute("aria-busy", String(busy));
 }
 
@@ -102,8 +142,16 @@ async function loadService() {
   if (fixtures.has(previous)) ui.fixture.value = previous;
   if (!ui.cwd.value && body.defaults?.cwd) ui.cwd.value = body.defaults.cwd;
   describeFixture();
-  ui.run.disabled = running !== undefined;
-  say(`${fixtures.size} fixtures. Pick one and press Run.`);
+  // A kernel that lists no fixtures (any but the demo kernel) still takes free text and raw input.
+  ui.fixtureField.hidden = fixtures.size === 0;
+  ui.pipeline.closest(".field")?.toggleAttribute("hidden", fixtures.size === 0);
+  setBusy(running !== undefined);
+  say(
+    fixtures.size > 0
+      ? `${fixtures.size} fixtures. Pick one and press Run, or type a message.`
+      : "This kernel lists no fixtures: type a message, or write a RunAgentInput.",
+  );
+  if (fixtures.size === 0) ui.description.textContent = "This kernel lists no fixtures: send it free text, or a RunAgentInput of your own.";
 }
 
 function describeFixture() {
@@ -113,21 +161,25 @@ function describeFixture() {
 }
 
 /**
- * POSTs one RunAgentInput and streams its answer into a new run section.
+ * POSTs one RunAgentInput (or, to watch an execution, a subscribe body) and streams its answer into a new run section.
  * @param {Record<string, any>} body
  * @param {string} title
+ * @param {{ path?: string, watch?: boolean }} [options] `watch`: an attached view, which streams beside a run
  */
-async function stream(body, title) {
-  const model = new RunModel({ runId: body.runId, title, resume: body.resume !== undefined });
+async function stream(body, title, { path = "/", watch = false } = {}) {
+  const model = new RunModel({ runId: body.runId ?? "(observer)", title, resume: body.resume !== undefined });
   const view = timeline.addRun(model);
   const kept = keepRun(view);
   const controller = new AbortController();
-  running = controller;
-  setBusy(true);
+  if (watch) {
+    watching = controller;
+    statePanel.reset(title);
+  } else running = controller;
+  setBusy(running !== undefined);
   say(`Run ${view.number} (${title}) is streaming.`);
   const started = performance.now();
   try {
-    const response = await fetch("/", {
+    const response = await fetch(path, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...authorization() },
       body: JSON.stringify(body),
@@ -145,11 +197,18 @@ async function stream(body, title) {
         view.update();
         continue;
       }
+      /** @type {Record<string, any>} */
+      let event;
       try {
-        view.addEvent(model.add(JSON.parse(record.data), performance.now() - started));
+        event = JSON.parse(record.data);
       } catch {
         model.detail = `An SSE record that is not JSON: ${record.data.slice(0, 200)}`;
+        continue;
       }
+      view.addEvent(model.add(event, performance.now() - started));
+      filters.noteType(event);
+      if (watch) statePanel.apply(event);
+      if (event.type === "CUSTOM" && event.name === SESSION_EVENT) offerAttach(event.value);
     }
     if (model.status === "streaming") {
       model.status = "cut";
@@ -161,15 +220,23 @@ async function stream(body, title) {
       ? "Stopped here: the page disconnected, so the service cancels the task."
       : `The request failed: ${error}`;
   } finally {
-    running = undefined;
+    if (watch) watching = undefined;
+    else running = undefined;
     model.elapsedMs = performance.now() - started;
-    setBusy(false);
+    setBusy(running !== undefined);
     view.update();
     view.renderChart();
     say(`Run ${view.number} (${title}): ${model.status === "interrupt" ? "waiting for an answer" : model.status}.`);
-    if (model.status === "interrupt") offerAnswers(model, view);
+    if (model.status === "interrupt" && !watch) offerAnswers(model, view);
   }
   return model;
+}
+
+/** A run's session event names its execution: the attach form offers it. @param {Record<string, any> | undefined} session */
+function offerAttach(session) {
+  if (typeof session?.executionId !== "string" || typeof session.threadId !== "string") return;
+  ui.attachThread.value = session.threadId;
+  ui.attachExecution.value = session.executionId;
 }
 
 /** @param {string} text */
@@ -211,10 +278,11 @@ function offerAnswers(model, view) {
   form.focus();
 }
 
-ui.form.addEventListener("submit", (event) => {
-  event.preventDefault();
-  const name = ui.fixture.value;
-  if (!name || running) return;
+/**
+ * The RunAgentInput this page sends for one user message, on the page's thread with the form's settings.
+ * @param {string} text
+ */
+function runBody(text) {
   const iacCode = {
     schemaVersion: 1,
     rosInvocationId: thread.rosInvocationId,
@@ -222,20 +290,75 @@ ui.form.addEventListener("submit", (event) => {
     ...(ui.pipeline.checked ? { runMode: "pipeline" } : {}),
     ...(ui.language.value ? { preferredLanguage: ui.language.value } : {}),
   };
-  thread.forwardedProps = { iacCode };
-  const body = {
+  return {
     threadId: thread.id,
     runId: randomId("sandbox-run"),
     state: {},
-    messages: [{ id: randomId("sandbox-msg"), role: "user", content: name }],
+    messages: [{ id: randomId("sandbox-msg"), role: "user", content: text }],
     tools: [],
     context: [],
-    forwardedProps: thread.forwardedProps,
+    forwardedProps: { iacCode },
   };
-  void stream(body, `${name}${ui.pipeline.checked ? " · pipeline" : ""}`);
+}
+
+/** @param {Record<string, any>} body @param {string} title */
+function send(body, title) {
+  thread.forwardedProps = body.forwardedProps;
+  void stream(body, `${title}${ui.pipeline.checked ? " · pipeline" : ""}`);
+}
+
+ui.form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = ui.fixture.value;
+  if (!name || running) return;
+  send(runBody(name), name);
 });
 
-ui.stop.addEventListener("click", () => running?.abort());
+function sendMessage() {
+  const text = ui.message.value.trim();
+  if (!text || running) return;
+  send(runBody(text), `“${text.length > 40 ? `${text.slice(0, 39)}…` : text}”`);
+  ui.message.value = "";
+}
+ui.sendMessage.addEventListener("click", sendMessage);
+// Enter in the message sends it, not the form (which would run the fixture).
+ui.message.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  sendMessage();
+});
+
+ui.rawFill.addEventListener("click", () => {
+  ui.rawInput.value = JSON.stringify(runBody(ui.message.value.trim() || ui.fixture.value || "hello"), null, 2);
+  ui.rawErrors.replaceChildren();
+});
+ui.rawSend.addEventListener("click", () => {
+  if (running) return;
+  const { input, errors } = checkRunInput(ui.rawInput.value);
+  ui.rawErrors.replaceChildren(...errors.map((error) => h("li", {}, error)));
+  if (!input) return say(`The RunAgentInput was not sent: ${errors.length} problem${errors.length > 1 ? "s" : ""}.`);
+  // The run's thread becomes the page's, so an interrupt it ends with is answered where it was asked.
+  thread = {
+    id: input.threadId,
+    rosInvocationId: input.forwardedProps?.iacCode?.rosInvocationId ?? thread.rosInvocationId,
+    forwardedProps: input.forwardedProps,
+  };
+  ui.thread.textContent = thread.id;
+  ui.attachThread.value = thread.id;
+  void stream(input, "RunAgentInput");
+});
+
+ui.attach.addEventListener("click", () => {
+  const threadId = ui.attachThread.value.trim();
+  const executionId = ui.attachExecution.value.trim();
+  if (!threadId || !executionId || watching) return;
+  void stream({ threadId }, `attached · ${executionId}`, { path: subscribePath(executionId), watch: true });
+});
+
+ui.stop.addEventListener("click", () => {
+  running?.abort();
+  watching?.abort();
+});
 ui.newThread.addEventListener("click", () => {
   thread = freshThread();
   timeline.clear();
