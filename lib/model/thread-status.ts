@@ -7,6 +7,7 @@
  * read it stay simple.
  */
 import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
+import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "./pipeline-graph.js";
 
 export interface ThreadStatus {
   threadId: string;
@@ -19,6 +20,13 @@ export interface ThreadStatus {
   pipeline: { sequence: number; lastEventType: string | null };
   /** Usage of the last finished run. */
   usage: TokenUsage[];
+  /**
+   * The pipeline's steps and candidates and how each stands
+   * (`pipeline-graph.ts`, docs/pipeline-feed.md). Kept across the thread's
+   * runs: a pipeline goes on after a pause. A key of its own, so that the
+   * frequent `pipeline` position changes do not resend it.
+   */
+  pipelineGraph: PipelineGraph;
 }
 
 export const initialThreadStatus = (threadId: string): ThreadStatus => ({
@@ -29,9 +37,16 @@ export const initialThreadStatus = (threadId: string): ThreadStatus => ({
   pendingInterrupts: [],
   pipeline: { sequence: 0, lastEventType: null },
   usage: [],
+  pipelineGraph: emptyPipelineGraph(),
 });
 
 export function reduceThreadStatus(status: ThreadStatus, event: AGUIEvent): ThreadStatus {
+  const next = reduceRunStatus(status, event);
+  const pipelineGraph = reducePipelineGraph(status.pipelineGraph, event);
+  return pipelineGraph === status.pipelineGraph ? next : { ...next, pipelineGraph };
+}
+
+function reduceRunStatus(status: ThreadStatus, event: AGUIEvent): ThreadStatus {
   switch (event.type) {
     case EventType.RUN_STARTED:
       return { ...status, runActive: true, runId: event.runId, currentSteps: [], pendingInterrupts: [] };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { emptyPipelineGraph } from "../../../lib/model/pipeline-graph.js";
 import { initialThreadStatus, reduceThreadStatus } from "../../../lib/model/thread-status.js";
 import { toStateEvents, topLevelPatch } from "../../../operators/to-state-events.js";
 import { marbles } from "../../support/marbles.js";
@@ -24,6 +25,7 @@ describe("reduceThreadStatus", () => {
       pendingInterrupts: [],
       pipeline: { sequence: 7, lastEventType: "stack_progress" },
       usage: [],
+      pipelineGraph: emptyPipelineGraph(),
     });
     const paused = reduceThreadStatus(status, {
       type: EventType.RUN_FINISHED,
