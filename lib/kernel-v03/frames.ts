@@ -36,6 +36,8 @@ export function toLiveEvent(frame: unknown, ids: LiveIds): AgentExecutionEvent {
     case "task":
       return { ...payload, id: ids.taskId, contextId: ids.contextId } as unknown as Task;
     case "message":
+      // A message may stand alone, with no task behind it (a stock agent's whole answer).
+      return { ...payload, contextId: ids.contextId, ...("taskId" in payload ? { taskId: ids.taskId } : {}) } as unknown as Message;
     case "status-update":
     case "artifact-update":
       return { ...payload, taskId: ids.taskId, contextId: ids.contextId } as unknown as AgentExecutionEvent;

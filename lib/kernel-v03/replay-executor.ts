@@ -142,8 +142,9 @@ export class ReplayExecutorV03 implements AgentExecutor {
     for (const [index, line] of lines.entries()) {
       if (!(await this.wait(line.delayMs, signal))) return;
       if (!(await this.hold(turn, index, lines.length, signal))) return;
-      // A new task's stream opens with the task, as the SDK's own agents do; a later turn goes on from the stored one.
-      if (index === 0 && !ctx.task && (line.drop || frameKind(line.frame) !== "task")) {
+      // A new task's stream opens with the task, as the SDK's own agents do; a later turn goes on from the stored one,
+      // and an answer that is one message alone has no task.
+      if (index === 0 && !ctx.task && (line.drop || !["task", "message"].includes(frameKind(line.frame)!))) {
         publish(newTask(ids, ctx.userMessage));
       }
       if (line.drop) {

@@ -23,7 +23,7 @@ import type { ReceivedCall } from "../kernel/replay-kernel.js";
 import { StreamDrops } from "../kernel/stream-drops.js";
 import { PROJECT_ROOT } from "../paths.js";
 import { SERVICE_VERSION } from "../version.js";
-import { CallUser, ReplayExecutorV03 } from "./replay-executor.js";
+import { CallUser, DEFAULT_FIXTURE_V03, ReplayExecutorV03 } from "./replay-executor.js";
 
 export type { ReceivedCall } from "../kernel/replay-kernel.js";
 export { DEFAULT_FIXTURE_V03 } from "./replay-executor.js";
@@ -124,8 +124,7 @@ function agentCard(): AgentCard {
       {
         id: "replay",
         name: "Replay a recorded conversation",
-        description:
-          "Type a fixture name (plain-chat, ask-input, fails, drops, data-and-file, slow-chat) to play it; anything else plays plain-chat.",
+        description: `Type a fixture name (GET ${FIXTURE_LIST_PATH} lists them) to play it; anything else plays ${DEFAULT_FIXTURE_V03}.`,
         tags: ["demo"],
       },
     ],

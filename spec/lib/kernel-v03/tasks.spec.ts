@@ -44,6 +44,38 @@ describe("the A2A 0.3 kernel's tasks", () => {
     expect(kernel.received[2]!.params).toMatchObject({ message: { taskId: task.taskId, parts: [{ kind: "text", text: "blue" }] } });
   });
 
+  it("asks to sign in with auth-required, and completes on the next message to the task", async () => {
+    const { client } = await start();
+    const asked = await collect(client.sendMessageStream(userMessage("auth-required")));
+    expect(asked.events.at(-1)).toMatchObject({
+      kind: "status-update",
+      final: true,
+      status: { state: "auth-required", message: { parts: [{ kind: "text", text: expect.stringContaining("sign in") }] } },
+    });
+    const task = ids(asked.events);
+    const answered = await collect(client.sendMessageStream(userMessage("done", task)));
+    expect(answered.events.at(-1)).toMatchObject({
+      status: { state: "completed", message: { parts: [{ kind: "text", text: expect.stringContaining("signed in") }] } },
+      final: true,
+    });
+  });
+
+  it("answers message-reply with one message and no task, as the SDK's hello-world agent does", async () => {
+    const { kernel, client } = await start();
+    const { events, error } = await collect(client.sendMessageStream(userMessage("message-reply", { contextId: "ctx-hello" })));
+    expect(error).toBeUndefined();
+    expect(events).toEqual([
+      {
+        kind: "message",
+        messageId: "ctx-hello-reply",
+        role: "agent",
+        parts: [{ kind: "text", text: expect.stringContaining("one A2A message") }],
+        contextId: "ctx-hello",
+      },
+    ]);
+    expect(kernel.received.map((call) => call.method)).toEqual(["message/stream"]);
+  });
+
   it("cancels a running task: its stream ends canceled (final) and tasks/get says canceled", async () => {
     const held = gate();
     const { client } = await start({ holdLine: holdFirstTurn(5, held.opened) });
