@@ -21,9 +21,11 @@ import { runAgent } from "../run.js";
 import type { RunPorts } from "../run-pipeline.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { admitRun } from "../threads/admission.js";
-import { DisconnectGrace } from "../threads/disconnect-grace.js";
+import { LocalDisconnectGrace } from "../threads/disconnect-grace.js";
+import { expireHeldExecution } from "../threads/disconnect-grace-redis.js";
 import { endStoredExecution } from "../threads/end-execution.js";
-import { ThreadStatusHub } from "../threads/status-hub.js";
+import type { SharedThreads } from "../threads/shared-threads-redis.js";
+import { LocalThreadStatusHub } from "../threads/status-hub.js";
 import { ThreadRun } from "../threads/thread-run.js";
 import { admitGuidance, guidanceEvents, isGuidanceRun } from "../threads/guidance.js";
 import { validateRunInput } from "../validation.js";
@@ -77,6 +79,8 @@ export interface AppDependencies {
   runs?: RunRegistry;
   /** What `/ready` checks (see `probes.ts`); without it only `/health` is served. */
   readiness?: Readiness;
+  /** Instances on one Redis share the thread status and the grace window; without it both stay in this process. */
+  sharedThreads?: SharedThreads;
   /** The kernel's fixture list for the sandbox (see `kernel-fixtures.ts`); without it the sandbox offers free text only. */
   kernelFixtures?: KernelFixtures;
   /** What `GET /metrics` tells (see `metrics/service-metrics.ts`); without it there is no such route, and nothing is counted. */
@@ -97,6 +101,7 @@ export function createApp({
   instrument,
   runs = new RunRegistry(now),
   readiness,
+  sharedThreads,
   kernelFixtures,
   metrics,
 }: AppDependencies): express.Express {
@@ -128,10 +133,12 @@ export function createApp({
   if (metrics) app.use(metricsRoute(metrics));
   /** The run each thread has in this process: a cancel goes through it, so its changes stay in order. */
   const activeRuns = new Map<string, ThreadRun>();
-  const hub = new ThreadStatusHub();
-  const grace = new DisconnectGrace(config.disconnectGraceMs);
   const leaving = new LeavingRuns();
   const endExecution = (threadId: string, executionId: string) => endStoredExecution(store, threadId, executionId);
+  const hub = sharedThreads?.hub ?? new LocalThreadStatusHub();
+  // A wait another instance started may end here: its task is cancelled and its execution ended from its ids.
+  const expireHeld = expireHeldExecution({ cancelTask: (taskId) => a2a.cancelTask(taskId), endExecution, log });
+  const grace = sharedThreads?.grace(config.disconnectGraceMs, expireHeld) ?? new LocalDisconnectGrace(config.disconnectGraceMs);
 
   /**
    * A RunAgentInput validated, admitted and set running as `POST /` does, counted and logged under `res`:
@@ -160,7 +167,7 @@ export function createApp({
     // Before admission: an image the kernel cannot be sent is a 400 that leaves the thread as it was. A resume sends no message.
     const userParts = input.resume === undefined ? await userPartsForKernel(input) : undefined;
     // A new turn gives up on an execution whose client left and never came back.
-    if (input.resume === undefined) grace.expireThread(input.threadId);
+    if (input.resume === undefined) await grace.expireThread(input.threadId);
     const admitted = await admitRun(input, {
       store,
       now,

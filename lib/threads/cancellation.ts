@@ -49,6 +49,7 @@ export function runCancellation(thread: ThreadRun, { a2a, grace, endExecution, l
         grace.hold({
           threadId,
           executionId,
+          taskId,
           expire: () => {
             cancel(taskId);
             void endExecution?.(threadId, executionId).catch((error: unknown) =>

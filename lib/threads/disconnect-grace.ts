@@ -5,12 +5,32 @@
  * claims it and holds it again if it leaves before the task settles; a new
  * turn on the thread ends the wait at once. With `graceMs` 0 (the default)
  * nothing is held and a disconnect cancels at once, as before.
+ *
+ * `LocalDisconnectGrace` holds the window in this process;
+ * `disconnect-grace-redis.ts` shares it between instances, so a client of
+ * instance A may come back through instance B.
  */
 export interface HeldExecution {
   threadId: string;
   executionId: string;
+  /** The task the window keeps running. */
+  taskId: string;
   /** Cancels the task and ends the execution; called once, when the wait is over. */
   expire: () => void;
+}
+
+/** The window as its callers use it: answers may come from another process, hence the promises. */
+export interface DisconnectGrace {
+  readonly enabled: boolean;
+  hold(execution: HeldExecution): void;
+  /** An observer came back for the execution: no cancel while it watches. False when nothing is held. */
+  claim(executionId: string): boolean | Promise<boolean>;
+  /** The observer left: the task settled (the wait is over), or it did not (the wait starts again). */
+  unclaim(executionId: string, settled: boolean): void;
+  /** A new turn on the thread: whatever was held for it is given up now (expired once this settles). */
+  expireThread(threadId: string): void | Promise<void>;
+  /** The execution's client left and may still come back: it is open on purpose, not abandoned. */
+  holds(executionId: string): boolean | Promise<boolean>;
 }
 
 interface Hold extends HeldExecution {
@@ -18,7 +38,7 @@ interface Hold extends HeldExecution {
   observers: number;
 }
 
-export class DisconnectGrace {
+export class LocalDisconnectGrace implements DisconnectGrace {
   readonly #held = new Map<string, Hold>();
 
   constructor(readonly graceMs: number) {}
@@ -33,7 +53,6 @@ export class DisconnectGrace {
     this.#arm(hold);
   }
 
-  /** An observer came back for the execution: no cancel while it watches. False when nothing is held. */
   claim(executionId: string): boolean {
     const hold = this.#held.get(executionId);
     if (!hold) return false;
@@ -43,7 +62,6 @@ export class DisconnectGrace {
     return true;
   }
 
-  /** The observer left: the task settled (the wait is over), or it did not (the wait starts again). */
   unclaim(executionId: string, settled: boolean): void {
     const hold = this.#held.get(executionId);
     if (!hold) return;
@@ -52,7 +70,6 @@ export class DisconnectGrace {
     else if (hold.observers === 0) this.#arm(hold);
   }
 
-  /** A new turn on the thread: whatever was held for it is given up now. */
   expireThread(threadId: string): void {
     for (const hold of [...this.#held.values()]) if (hold.threadId === threadId) this.#expire(hold);
   }
@@ -69,7 +86,6 @@ export class DisconnectGrace {
     hold.expire();
   }
 
-  /** The execution's client left and may still come back: it is open on purpose, not abandoned. */
   holds(executionId: string): boolean {
     return this.#held.has(executionId);
   }

@@ -64,8 +64,8 @@ export interface OrphanDependencies {
   cancelTask: OrphanA2A["cancelTask"];
   /** Without it, a task whose id never reached the file is left to the kernel. */
   listTasks?: OrphanA2A["listTasks"];
-  /** True for an execution this process keeps open on purpose (a disconnect grace window): not an orphan. */
-  isHeld?: (executionId: string) => boolean;
+  /** True for an execution kept open on purpose (a disconnect grace window, maybe another instance's): not an orphan. */
+  isHeld?: (executionId: string) => boolean | Promise<boolean>;
   log?: Logger;
 }
 
@@ -79,7 +79,7 @@ export interface OrphanDependencies {
 export async function endOrphanedExecution(state: ThreadState, deps: OrphanDependencies): Promise<ThreadState> {
   const { execution } = state;
   const over = state.terminalExecutionIds.includes(execution.executionId);
-  if (over || hasPending(state) || deps.isHeld?.(execution.executionId)) return state;
+  if (over || hasPending(state) || (await deps.isHeld?.(execution.executionId))) return state;
   const log = deps.log ?? silentLogger;
   const { taskId } = execution;
   if (taskId) {

@@ -3,7 +3,8 @@
  * while someone cares: a run feeds it, observers watch it. A thread with no
  * active run and no observer is dropped, so memory follows what is live,
  * not how many threads exist; a later watcher starts from the thread's
- * stored state.
+ * stored state. This is the hub of one process; instances sharing a Redis
+ * share it through `status-hub-redis.ts`.
  */
 import { BehaviorSubject, defer, finalize, type Observable } from "rxjs";
 import type { AGUIEvent } from "@ag-ui/core";
@@ -28,7 +29,15 @@ export function statusFromState(state: ThreadState): ThreadStatus {
   };
 }
 
-export class ThreadStatusHub {
+/** What runs feed and observers watch, in one process or across instances. */
+export interface ThreadStatusHub {
+  /** One event of one of the thread's runs. */
+  record(threadId: string, event: AGUIEvent): void;
+  /** The thread's status now and on every change, for as long as the watcher stays; `seed` when no run feeds one. */
+  watch(threadId: string, seed: () => ThreadStatus): Observable<ThreadStatus>;
+}
+
+export class LocalThreadStatusHub implements ThreadStatusHub {
   readonly #threads = new Map<string, Entry>();
 
   #entry(threadId: string, seed: () => ThreadStatus): Entry {

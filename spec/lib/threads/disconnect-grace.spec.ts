@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from "@jest/globals";
-import { DisconnectGrace } from "../../../lib/threads/disconnect-grace.js";
+import { LocalDisconnectGrace } from "../../../lib/threads/disconnect-grace.js";
 
 describe("DisconnectGrace", () => {
   beforeEach(() => {
@@ -8,10 +8,10 @@ describe("DisconnectGrace", () => {
   afterEach(() => {
     jest.useRealTimers();
   });
-  const held = (expire: () => void, executionId = "e1") => ({ threadId: "t1", executionId, expire });
+  const held = (expire: () => void, executionId = "e1") => ({ threadId: "t1", executionId, taskId: `task-${executionId}`, expire });
 
   it("expires a held execution when the window runs out", () => {
-    const grace = new DisconnectGrace(5_000);
+    const grace = new LocalDisconnectGrace(5_000);
     const expire = jest.fn();
     grace.hold(held(expire));
     jest.advanceTimersByTime(4_999);
@@ -22,7 +22,7 @@ describe("DisconnectGrace", () => {
   });
 
   it("waits while an observer watches, ends the wait when it saw the task settle, and re-arms when it left early", () => {
-    const grace = new DisconnectGrace(1_000);
+    const grace = new LocalDisconnectGrace(1_000);
     const expire = jest.fn();
     grace.hold(held(expire));
     expect(grace.claim("e1")).toBe(true);
@@ -42,7 +42,7 @@ describe("DisconnectGrace", () => {
   });
 
   it("gives up at once on a new turn of the thread", () => {
-    const grace = new DisconnectGrace(60_000);
+    const grace = new LocalDisconnectGrace(60_000);
     const expire = jest.fn();
     grace.hold(held(expire));
     grace.expireThread("t1");
@@ -52,6 +52,6 @@ describe("DisconnectGrace", () => {
   });
 
   it("is off at 0: nothing is held", () => {
-    expect(new DisconnectGrace(0).enabled).toBe(false);
+    expect(new LocalDisconnectGrace(0).enabled).toBe(false);
   });
 });
