@@ -3,7 +3,7 @@
  * `message/stream`, told apart by its `kind` (`task`, `status-update`,
  * `artifact-update`, `message`), not by a wrapping key as in 1.0.
  */
-import type { Message, Part, Task, TaskState } from "a2a-sdk-v03";
+import type { Message, Part, Task } from "a2a-sdk-v03";
 import type { AgentExecutionEvent } from "a2a-sdk-v03/server";
 import type { FrameFormat } from "../kernel/fixtures.js";
 import { fillPlaceholders, type LiveIds } from "../kernel/live-event.js";
@@ -16,8 +16,6 @@ export const V03_FRAMES: FrameFormat = {
   accepts: (frame) => frameKind(frame) !== undefined,
   expected: `an object whose "kind" is one of ${FRAME_KINDS.join(", ")}`,
 };
-
-export const TERMINAL_STATES: readonly TaskState[] = ["completed", "failed", "canceled", "rejected"];
 
 export function frameKind(frame: unknown): FrameKind | undefined {
   if (!isJsonObject(frame)) return undefined;
@@ -42,11 +40,6 @@ export function toLiveEvent(frame: unknown, ids: LiveIds): AgentExecutionEvent {
     case "artifact-update":
       return { ...payload, taskId: ids.taskId, contextId: ids.contextId } as unknown as AgentExecutionEvent;
   }
-}
-
-/** The state an event leaves its task in, if it says. */
-export function stateOf(event: AgentExecutionEvent): TaskState | undefined {
-  return event.kind === "task" || event.kind === "status-update" ? event.status.state : undefined;
 }
 
 /** The message's text parts, concatenated and trimmed. */
