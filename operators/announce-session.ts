@@ -2,8 +2,10 @@
  * Emits CUSTOM `iac-code.session.v1` at most once per run (R-CUS-1): as soon
  * as both the A2A task id and the kernel session id are known (from the
  * thread, for a run that goes on with a known task, or from the stream), or
- * else just before the run ends if the task is known by then (`null` for a
- * session the kernel never named). A client needs its `executionId` to
+ * else, for an agent that names no session (any A2A agent but the iac-code
+ * kernel), before the first thing the run has to show once the task is
+ * known, or just before the run ends if the task is known by then (`null`
+ * for a session the kernel never named). A client needs its `executionId` to
  * cancel, so it should not wait for the end when the ids are there early;
  * and an event with no task names nothing it could act on, so a run that
  * failed before the kernel said anything sends none.
@@ -57,7 +59,9 @@ export function announceSession(
 
       return source.pipe(
         emitEach((item): RunItem[] => {
-          if (announced || !isSignal(item)) return [item];
+          if (announced) return [item];
+          // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
+          if (!isSignal(item)) return taskId !== null ? [...announce(), item] : [item];
           if (item.kind === "run-end") return taskId === null ? [item] : [...announce(), item];
           if (item.kind === "task-bound") taskId ??= item.taskId;
           if (item.kind === "session-bound") sessionId ??= item.sessionId;

@@ -172,10 +172,13 @@ describe("run endings and unknown input from the kernel", () => {
     await waitFor(() => harness.kernel.received.some((call) => call.method === "CancelTask"));
   });
 
-  it("finishes an input-required task as success in normal mode", async () => {
+  it("pauses an input-required task that carries no iac-code input at a free-text interrupt (issue 16: any A2A agent)", async () => {
     const { events } = await postRun(harness.service.url, runInput("input-required"));
     await expectValidRun(events);
-    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: "interrupt", interrupts: [{ reason: "input_required", responseSchema: { oneOf: [{ required: ["freeText"] }] } }] },
+    });
   });
 
   it("ignores unknown parts, metadata keys, tool statuses, thinking types and states without failing the run", async () => {

@@ -5,6 +5,9 @@
  * input-required or auth-required status an input answered in free text.
  */
 import { describe, expect, it } from "@jest/globals";
+import { EventType } from "@ag-ui/core";
+import { lastValueFrom, of, toArray } from "rxjs";
+import { announceSession } from "../../operators/announce-session.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import { kernelInputsOf } from "../../lib/interrupts/keep-input.js";
@@ -83,5 +86,19 @@ describe("an agent without iac-code metadata", () => {
       call: "stream",
       message: { role: "ROLE_USER", parts: [{ text: "Blue" }], taskId: "t1", contextId: "c1" },
     });
+  });
+
+  it("is announced (iac-code.session.v1, no session id) before the first event it shows, so a client can cancel mid-run", async () => {
+    const identity = { threadId: "th", runId: "r1", executionId: "e1", contextId: "c1", rosInvocationId: "ros-1" };
+    const text = { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" } as const;
+    const items = await lastValueFrom(
+      of({ kind: "task-bound", taskId: "t1", contextId: "c1" } as const, text).pipe(announceSession(identity), toArray()),
+    );
+    expect(items.map((item) => ("type" in item ? item.type : item.kind))).toEqual([
+      "task-bound",
+      EventType.CUSTOM,
+      EventType.TEXT_MESSAGE_START,
+    ]);
+    expect(items[1]).toMatchObject({ name: "iac-code.session.v1", value: { executionId: "e1", taskId: "t1", sessionId: null } });
   });
 });
