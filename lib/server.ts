@@ -17,6 +17,7 @@ import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { RunRegistry, type DrainReport } from "./http/run-registry.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
+import type { ReplayKernelV03 } from "./kernel-v03/replay-kernel.js";
 import { startServiceKernel } from "./kernel-process/service-kernel.js";
 import type { KernelProcess, KernelProcessOptions } from "./kernel-process/supervisor.js";
 import { kernelFixtures } from "./http/kernel-fixtures.js";
@@ -29,7 +30,7 @@ export interface RunningService {
   url: string;
   kernelUrl: string;
   /** Set when the service started its own demo kernel. */
-  embeddedKernel: ReplayKernel | undefined;
+  embeddedKernel: ReplayKernel | ReplayKernelV03 | undefined;
   /** Set when the service runs its kernel (`IAC_CODE_AGUI_KERNEL_COMMAND`); stopped when the service closes. */
   kernelProcess: KernelProcess | undefined;
   /** Stops at once: every connection is cut, runs in flight included. */
