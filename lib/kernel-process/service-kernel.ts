@@ -2,23 +2,29 @@
  * The kernel a service talks to, in one of three ways: a URL it was given
  * (`IAC_CODE_AGUI_A2A_URL`), a command it runs and supervises
  * (`IAC_CODE_AGUI_KERNEL_COMMAND`, see `supervisor.ts`), or, with neither,
- * the embedded demo kernel in its own process.
+ * the embedded demo kernel in its own process: the A2A 0.3 one
+ * (`lib/kernel-v03/`) when `IAC_CODE_AGUI_A2A_DIALECT` is `0.3`, so the
+ * service can be tried in front of a stock 0.3 agent with no other process.
  */
 import { DEFAULT_KERNEL_START_TIMEOUT_S, type Config } from "../config.js";
 import { startReplayKernel, type ReplayKernel } from "../kernel/replay-kernel.js";
+import { startReplayKernelV03, type ReplayKernelV03 } from "../kernel-v03/replay-kernel.js";
 import { startKernelProcess, type KernelLog, type KernelProcess, type KernelProcessOptions } from "./supervisor.js";
 
 export interface ServiceKernel {
   url: string;
   /** Set when the service started its own demo kernel. */
-  embedded: ReplayKernel | undefined;
+  embedded: ReplayKernel | ReplayKernelV03 | undefined;
   /** Set when the service runs `IAC_CODE_AGUI_KERNEL_COMMAND`. */
   process: KernelProcess | undefined;
   /** Stops what the service started; a kernel at a given URL is not the service's to stop. */
   close(): Promise<void>;
 }
 
-export type ServiceKernelConfig = Pick<Config, "a2aUrl" | "a2aToken" | "authToken" | "kernelCommand" | "kernelStartTimeoutS">;
+export type ServiceKernelConfig = Pick<
+  Config,
+  "a2aUrl" | "a2aToken" | "authToken" | "kernelCommand" | "kernelStartTimeoutS" | "a2aDialect"
+>;
 
 export async function startServiceKernel(
   config: ServiceKernelConfig,
@@ -47,7 +53,7 @@ export async function startServiceKernel(
     return { url: kernel.url, embedded: undefined, process: kernel, close: () => kernel.stop() };
   }
   if (config.a2aUrl !== undefined) return { url: config.a2aUrl, embedded: undefined, process: undefined, close: async () => {} };
-  const embedded = await startReplayKernel();
+  const embedded = config.a2aDialect === "0.3" ? await startReplayKernelV03() : await startReplayKernel();
   return { url: embedded.url, embedded, process: undefined, close: () => embedded.close() };
 }
 
