@@ -24,6 +24,7 @@ import { kernelFixtures } from "./http/kernel-fixtures.js";
 import { readinessChecks } from "./http/probes.js";
 import { FileThreadStore } from "./state/file-thread-store.js";
 import { openThreadStore } from "./state/open-thread-store.js";
+import { redisSharedThreads } from "./threads/shared-threads-redis.js";
 import type { ThreadStore } from "./state/thread-store.js";
 
 export interface RunningService {
@@ -113,6 +114,9 @@ export async function startService(
   const runs = new RunRegistry(now);
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
   const opened = store ? undefined : await openThreadStore(config, log.child({ component: "state" }));
+  // Instances on one Redis share what observers watch and the disconnect grace window too (see `threads/shared-threads-redis.ts`).
+  const sharedThreads =
+    opened?.redis && redisSharedThreads({ client: opened.redis.client, log: log.child({ component: "shared-threads" }) });
   const app = createApp({
     config,
     a2a,
@@ -138,6 +142,7 @@ export async function startService(
     ...(now ? { now } : {}),
     ...(sse ? { sse } : {}),
     ...(instrument ? { instrument } : {}),
+    ...(sharedThreads ? { sharedThreads } : {}),
   });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -148,6 +153,7 @@ export async function startService(
     listening.maxConnections = config.maxConnections;
   }).catch(async (error: unknown) => {
     await kernel.close();
+    await sharedThreads?.close();
     await opened?.close();
     throw listenError(error, `${host}:${config.port}`);
   });
@@ -160,6 +166,7 @@ export async function startService(
     });
     // After the drain, which needs the kernel and the store.
     await kernel.close();
+    await sharedThreads?.close();
     await opened?.close();
   };
   let shuttingDown: Promise<DrainReport> | undefined;

@@ -25,7 +25,7 @@ import { AguiError } from "../errors.js";
 import { errorFields, silentLogger, type Logger } from "../log.js";
 import type { DisconnectGrace, HeldExecution } from "./disconnect-grace.js";
 import { logCancelFailure } from "./orphans.js";
-import { runScript, type RedisScripting } from "./redis-connection.js";
+import { runScript, type RedisScripting } from "./redis-scripting.js";
 
 /** A hold as any instance can expire it. */
 export type HeldIds = Omit<HeldExecution, "expire">;

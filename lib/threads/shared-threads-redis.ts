@@ -4,10 +4,12 @@
  * window (`disconnect-grace-redis.ts`). Without Redis the app keeps both in
  * its process (`status-hub.ts`, `disconnect-grace.ts`).
  *
- * It has two connections of its own: one for scripts, and one that only
- * listens to status channels, as a subscribed connection must.
+ * Its scripts go over the instance's Redis connection (`state/redis-connection.ts`,
+ * which fails a command at once while Redis is away); the status channels
+ * are listened to on a duplicate of it, as a subscribed connection can send
+ * nothing else.
  */
-import { createClient } from "redis";
+import type { RedisClientType } from "redis";
 import { errorFields, silentLogger, type Logger } from "../log.js";
 import type { DisconnectGrace } from "./disconnect-grace.js";
 import { RedisDisconnectGrace, type HeldIds } from "./disconnect-grace-redis.js";
@@ -22,36 +24,36 @@ export interface SharedThreads {
 }
 
 export interface RedisSharedThreadsOptions {
-  url: string;
-  /** Prepended to every key and channel. */
+  /** The instance's connection; its duplicate listens to the channels. */
+  client: RedisClientType;
+  /** Prepended to every key and channel, as the thread store's keys are. */
   prefix?: string;
   log?: Logger;
 }
 
-export async function redisSharedThreads({ url, prefix, log = silentLogger }: RedisSharedThreadsOptions): Promise<SharedThreads> {
-  const redis = createClient({ url });
-  const channels = redis.duplicate();
-  // node-redis reconnects by itself; until then what needs Redis fails and says so where it is used.
+export function redisSharedThreads({ client, prefix, log = silentLogger }: RedisSharedThreadsOptions): SharedThreads {
+  const channels = client.duplicate();
+  // It reconnects (and joins its channels again) by itself; meanwhile watchers show the stored state's status.
   let reported = false;
-  for (const connection of [redis, channels])
-    connection.on("error", (error: unknown) => {
-      if (!reported) log.warn(errorFields(error), "the connection to Redis for thread status and grace windows failed");
-      reported = true;
-    });
-  redis.on("ready", () => (reported = false));
-  await Promise.all([redis.connect(), channels.connect()]);
-  const hub = new RedisThreadStatusHub({ redis, channels, prefix, log });
+  channels.on("error", (error: unknown) => {
+    if (!reported) log.warn(errorFields(error), "the Redis connection for thread status channels failed");
+    reported = true;
+  });
+  channels.on("ready", () => (reported = false));
+  channels.connect().catch((error: unknown) => log.warn(errorFields(error), "the Redis connection for thread status channels failed"));
+  const hub = new RedisThreadStatusHub({ redis: client, channels, prefix, log });
   const graces: RedisDisconnectGrace[] = [];
   return {
     hub,
     grace(graceMs, expireHeld) {
-      const grace = new RedisDisconnectGrace({ redis, graceMs, expireHeld, prefix, log });
+      const grace = new RedisDisconnectGrace({ redis: client, graceMs, expireHeld, prefix, log });
       graces.push(grace);
       return grace;
     },
     async close() {
       graces.forEach((grace) => grace.close());
-      await Promise.allSettled([redis.close(), channels.close()]);
+      if (channels.isReady) await channels.close();
+      else if (channels.isOpen) channels.destroy();
     },
   };
 }

@@ -26,7 +26,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import { errorFields, silentLogger, type Logger } from "../log.js";
 import { initialThreadStatus, reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
-import { runScript, type RedisChannels, type RedisScripting } from "./redis-connection.js";
+import { runScript, type RedisChannels, type RedisScripting } from "./redis-scripting.js";
 import type { ThreadStatusHub } from "./status-hub.js";
 
 export interface RedisStatusHubOptions {

@@ -36,6 +36,12 @@ class Expiries {
   }
 }
 
+/** Resolves once `grace` sees the hold: another instance's hold reaches Redis on its own connection, in its own time. */
+async function heldFor(grace: RedisDisconnectGrace, executionId: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await grace.holds(executionId))) if (Date.now() > deadline) throw new Error(`${executionId} is not held`);
+}
+
 /** Lets time pass on purpose: what must not happen gets the chance to. */
 const letPass = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -91,7 +97,7 @@ describe("RedisDisconnectGrace", () => {
     const [a, b] = [await instance("a"), await instance("b")];
     const execution = held("a's run");
     a.hold(execution);
-    await expect(b.holds(execution.executionId)).resolves.toBe(true);
+    await heldFor(b, execution.executionId);
     expect(await b.claim(execution.executionId)).toBe(true);
     await letPass(3 * WINDOW_MS);
     expect(expiries.seen).toEqual([]);
@@ -108,6 +114,7 @@ describe("RedisDisconnectGrace", () => {
     const [a, b] = [await instance("a", { sweepMs: 20 }), await instance("b", { sweepMs: 20 })];
     const execution = held("a's run");
     a.hold(execution);
+    await heldFor(b, execution.executionId);
     expect(await b.claim(execution.executionId)).toBe(true);
     b.unclaim(execution.executionId, true);
     await letPass(4 * WINDOW_MS);
@@ -121,7 +128,7 @@ describe("RedisDisconnectGrace", () => {
     const [a, b] = [await instance("a", { graceMs: 60_000 }), await instance("b", { graceMs: 60_000 })];
     const execution = held("a's run");
     a.hold(execution);
-    await expect(b.holds(execution.executionId)).resolves.toBe(true);
+    await heldFor(b, execution.executionId);
     await b.expireThread(execution.threadId);
     expect(expiries.seen).toEqual([{ by: "b from ids", executionId: execution.executionId }]);
     await b.expireThread(execution.threadId);
@@ -135,7 +142,7 @@ describe("RedisDisconnectGrace", () => {
     await instance("b", { sweepMs: 30 });
     const execution = held("a's run");
     a.hold(execution);
-    await expect(a.holds(execution.executionId)).resolves.toBe(true);
+    await heldFor(a, execution.executionId);
     a.close();
     await expiries.next();
     expect(expiries.seen).toEqual([{ by: "b from ids", executionId: execution.executionId }]);

@@ -8,7 +8,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { createClient } from "redis";
 import { firstValueFrom, type Subscription } from "rxjs";
 import { initialThreadStatus, type ThreadStatus } from "../../../lib/model/thread-status.js";
-import type { RedisScripting } from "../../../lib/threads/redis-connection.js";
+import type { RedisScripting } from "../../../lib/threads/redis-scripting.js";
 import { RedisThreadStatusHub } from "../../../lib/threads/status-hub-redis.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
