@@ -2,7 +2,9 @@
  * `POST /{executionId}/cancel` under `/extensions/iac-code/v1/executions`
  * (R-HTTP-3). The body is validated by `schemas/cancel-request.schema.json`;
  * the work is `cancelExecution`, through the thread's active run when there
- * is one, else under the thread's lease.
+ * is one, else under the thread's lease, else, when another instance's run
+ * holds the thread (a shared store), through the kernel alone: that run
+ * sees its task cancelled and ends the execution itself.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -51,7 +53,7 @@ async function underLease<T>(
   work: (thread: CancellableThread | undefined) => Promise<T>,
 ): Promise<T> {
   const lease = await acquireThread(store, threadId);
-  if (!lease) throw new AguiError("THREAD_BUSY");
+  if (!lease) return work(store.shared ? await heldElsewhere(store, threadId) : busy());
   try {
     let state = await loadThread(store, threadId);
     if (!state) return await work(undefined);
@@ -68,4 +70,20 @@ async function underLease<T>(
   } finally {
     await lease.release();
   }
+}
+
+const busy = (): never => {
+  throw new AguiError("THREAD_BUSY");
+};
+
+/**
+ * The thread as another instance's run holds it: read without the lease,
+ * which that run keeps. Only its task can be cancelled from here, so an
+ * execution whose task is not known yet is still THREAD_BUSY.
+ */
+async function heldElsewhere(store: ThreadStore, threadId: string): Promise<CancellableThread | undefined> {
+  const state = await loadThread(store, threadId);
+  if (!state) return undefined;
+  if (state.execution.taskId === null && !state.terminalExecutionIds.includes(state.execution.executionId)) busy();
+  return { state, end: async () => {} };
 }

@@ -82,6 +82,7 @@ export interface RedisThreadStoreOptions {
 }
 
 export class RedisThreadStore implements ThreadStore {
+  readonly shared = true;
   readonly leaseTtlMs: number;
   readonly keyPrefix: string;
   readonly #client: RedisClient;

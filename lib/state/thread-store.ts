@@ -42,6 +42,11 @@ export interface ThreadStore {
    * `StateUnavailableError` when the store cannot be reached.
    */
   tryAcquire(threadId: string): Promise<ThreadLease | undefined>;
+  /**
+   * True when other instances take leases in this store too: a thread held
+   * with no run in this process is then likely a run of another instance.
+   */
+  readonly shared?: boolean;
   /** Whether the store can be reached and written now (readiness); absent, the caller checks what it knows. */
   available?(): Promise<boolean>;
   /** Lets go of what the store holds open (a connection); absent when there is nothing. */

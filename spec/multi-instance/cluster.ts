@@ -1,0 +1,91 @@
+/**
+ * Several service instances on one Redis, as an operator runs them: a real
+ * `redis-server`, one replay kernel in the test process (so a test sees
+ * every call it receives and can hold a turn's line), and each instance a
+ * built `dist/lib/main.js` process with a state directory of its own, so
+ * the only thing they share is Redis.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../lib/kernel/replay-kernel.js";
+import { connectRedis, type RedisConnection } from "../../lib/state/redis-connection.js";
+import { RedisThreadStore } from "../../lib/state/redis-thread-store.js";
+import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { startServiceProcess, type ServiceProcess } from "../support/service-process.js";
+
+export interface Cluster {
+  redis: RedisServer;
+  kernel: ReplayKernel;
+  instances: ServiceProcess[];
+  /** The test's own store on the same Redis, to look at what the instances left. */
+  store: RedisThreadStore;
+  /** Starts one more instance on the same Redis and kernel. */
+  startInstance(env?: Record<string, string>): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  instances: number;
+  kernel?: ReplayKernelOptions;
+  /** Every instance's lease TTL (IAC_CODE_AGUI_LEASE_TTL_MS); the service default when unset. */
+  leaseTtlMs?: number;
+}
+
+export async function startCluster({ instances: count, kernel: kernelOptions = {}, leaseTtlMs }: ClusterOptions): Promise<Cluster> {
+  const redis = await startRedisServer();
+  const kernel = await startReplayKernel({ timeScale: 0, ...kernelOptions });
+  const stateDirs: string[] = [];
+  const instances: ServiceProcess[] = [];
+  let connection: RedisConnection | undefined;
+  const startInstance = async (env: Record<string, string> = {}) => {
+    const stateDir = mkdtempSync(path.join(os.tmpdir(), "agui-instance-"));
+    stateDirs.push(stateDir);
+    const instance = await startServiceProcess({
+      IAC_CODE_AGUI_A2A_URL: kernel.url,
+      IAC_CODE_AGUI_REDIS_URL: redis.url,
+      IAC_CODE_AGUI_STATE_DIR: stateDir,
+      IAC_CODE_AGUI_ALLOWED_CWDS: os.tmpdir(),
+      ...(leaseTtlMs === undefined ? {} : { IAC_CODE_AGUI_LEASE_TTL_MS: String(leaseTtlMs) }),
+      ...env,
+    });
+    instances.push(instance);
+    return instance;
+  };
+  try {
+    for (let i = 0; i < count; i++) await startInstance();
+    connection = await connectRedis(redis.url);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  async function stopAll() {
+    for (const instance of instances.splice(0)) {
+      if (instance.child.exitCode === null && instance.child.signalCode === null) instance.child.kill("SIGKILL");
+      await instance.exited;
+    }
+    await connection?.close();
+    await kernel.close();
+    await redis.stop();
+    for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+  }
+
+  return { redis, kernel, instances, store: new RedisThreadStore({ client: connection!.client }), startInstance, stop: stopAll };
+}
+
+/** A promise the test settles (`open`): a kernel turn's line held until the test has done what it must while the run lives. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Polls `condition` until it holds (a state reached by itself: an expiry, a reconnection), failing after `timeoutMs`. */
+export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
