@@ -9,17 +9,16 @@
  * only the demo kernel's fixture list (`GET /iac-code/fixtures`,
  * `fixture-list.ts`), so the sandbox offers the 0.3 fixtures by name.
  */
-import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { AGENT_CARD_PATH, type AgentCard } from "a2a-sdk-v03";
 import { DefaultRequestHandler, InMemoryTaskStore } from "a2a-sdk-v03/server";
 import { agentCardHandler, jsonRpcHandler } from "a2a-sdk-v03/server/express";
-import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import express, { type ErrorRequestHandler } from "express";
 import { FIXTURE_LIST_PATH, fixtureListRoute } from "../kernel/fixture-list.js";
 import type { HoldLine } from "../kernel/replay-executor.js";
-import type { ReceivedCall } from "../kernel/replay-kernel.js";
+import { bearerAuth, httpUnauthorized, recordCalls, type ReceivedCall } from "../kernel/replay-kernel.js";
 import { StreamDrops } from "../kernel/stream-drops.js";
 import { PROJECT_ROOT } from "../paths.js";
 import { SERVICE_VERSION } from "../version.js";
@@ -76,7 +75,7 @@ export async function startReplayKernelV03(options: ReplayKernelV03Options = {})
   const cardRoute = agentCardHandler({ agentCardProvider: handler });
   app.use(`/${AGENT_CARD_PATH}`, cardRoute);
   app.use(`/${LEGACY_AGENT_CARD_PATH}`, cardRoute);
-  app.get(FIXTURE_LIST_PATH, bearerAuth(options.requireToken), fixtureListRoute(fixturesDir));
+  app.get(FIXTURE_LIST_PATH, bearerAuth(options.requireToken, httpUnauthorized), fixtureListRoute(fixturesDir));
   app.post(
     "/",
     express.json({ limit: BODY_LIMIT }),
@@ -128,30 +127,6 @@ function agentCard(): AgentCard {
         tags: ["demo"],
       },
     ],
-  };
-}
-
-function recordCalls(received: ReceivedCall[]): RequestHandler {
-  return (req, _res, next) => {
-    const body: unknown = req.body;
-    if (typeof body === "object" && body !== null && "method" in body && typeof body.method === "string") {
-      received.push({ method: body.method, params: "params" in body ? body.params : undefined, headers: { ...req.headers } });
-    }
-    next();
-  };
-}
-
-function bearerAuth(token: string | undefined): RequestHandler {
-  if (token === undefined) return (_req, _res, next) => next();
-  const expected = Buffer.from(`Bearer ${token}`);
-  return (req, res, next) => {
-    const given = Buffer.from(req.header("authorization") ?? "");
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return next();
-    const message = "Unauthorized: a valid bearer token is required.";
-    res
-      .status(401)
-      .set("WWW-Authenticate", "Bearer")
-      .json({ jsonrpc: "2.0", id: req.body?.id ?? null, error: { code: -32600, message } });
   };
 }
 

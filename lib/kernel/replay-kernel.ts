@@ -187,7 +187,8 @@ function agentCard(): AgentCard {
   });
 }
 
-function recordCalls(received: ReceivedCall[]): RequestHandler {
+/** Notes every JSON-RPC call in `received`, in arrival order, before anything can refuse it (the 0.3 kernel too). */
+export function recordCalls(received: ReceivedCall[]): RequestHandler {
   return (req, _res, next) => {
     const body: unknown = req.body;
     if (typeof body === "object" && body !== null && "method" in body && typeof body.method === "string") {
@@ -204,9 +205,9 @@ const jsonRpcUnauthorized: UnauthorizedBody = (req) => ({
   id: req.body?.id ?? null,
   error: { code: -32600, message: UNAUTHORIZED },
 });
-const httpUnauthorized: UnauthorizedBody = () => ({ error: { code: "UNAUTHORIZED", message: UNAUTHORIZED } });
+export const httpUnauthorized: UnauthorizedBody = () => ({ error: { code: "UNAUTHORIZED", message: UNAUTHORIZED } });
 
-function bearerAuth(token: string | undefined, body: UnauthorizedBody = jsonRpcUnauthorized): RequestHandler {
+export function bearerAuth(token: string | undefined, body: UnauthorizedBody = jsonRpcUnauthorized): RequestHandler {
   if (token === undefined) return (_req, _res, next) => next();
   const expected = Buffer.from(`Bearer ${token}`);
   return (req, res, next) => {
