@@ -19,6 +19,11 @@
  * the whole exchange, and the live text goes on from it. An execution that
  * has ended has nothing live: the stream ends there. The last status it
  * shows says the run is no longer active (`settle-status.ts`).
+ *
+ * The status's pipeline graph is handed over at attach and then kept
+ * current by the stream's own events (`keep-pipeline-graph.ts`): a view
+ * that attaches late, or to an execution no run feeds, draws the graph a
+ * view that watched from the start has.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
 import { catchError, defer, EMPTY, map, merge, of, shareReplay, switchMap, type Observable, type SchedulerLike } from "rxjs";
@@ -35,6 +40,7 @@ import type { RunA2A } from "../run.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
 import type { ThreadState } from "../state/thread-state.js";
 import { sessionEvent } from "../../operators/announce-session.js";
+import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { settleStatus } from "../../operators/settle-status.js";
 import { toStateEvents } from "../../operators/to-state-events.js";
 import { reattach } from "./recovery.js";
@@ -126,6 +132,8 @@ export function observeExecution(
         scheduler: deps.scheduler,
       },
     ),
+    // The graph follows the events this stream shows, not the status source: it may not be fed at all (docs/pipeline-feed.md).
+    keepPipelineGraphCurrent<SseItem>(),
     settleStatus<ThreadStatus, SseItem>(reduceThreadStatus),
     runErrors.logEach(),
   );

@@ -81,7 +81,14 @@ describe("pipeline mode over HTTP", () => {
     );
     await expectValidRun(events);
     expect(events[0]!.type).toBe(EventType.RUN_STARTED);
-    expect(events[1]).toEqual({ type: EventType.STEP_STARTED, stepName: "deploy", timestamp: expect.any(Number) });
+    // Right after the opening (RUN_STARTED, then the session event once the kernel accepted the answer).
+    const afterOpening = events.slice(1).filter((event) => !(event.type === EventType.CUSTOM && event.name === "iac-code.session.v1"));
+    expect(afterOpening[0]).toEqual({
+      type: EventType.STEP_STARTED,
+      stepName: "deploy",
+      timestamp: expect.any(Number),
+      metadata: { "iac-code": { step: { schemaVersion: 1, key: "step:deploy", stepId: "deploy", reopened: true } } },
+    });
     expect(ofType(events, EventType.STEP_FINISHED).map((event) => event.stepName)).toContain("deploy");
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
