@@ -115,7 +115,7 @@ export function diffView(a, b, nameA, nameB) {
   const identical = diff.added === 0 && diff.removed === 0 && diff.texts.length === 0;
   const summary = identical
     ? `Same event types in the same order, and the same text (${diff.same} events).`
-    : `${diff.same} events alike · ${diff.removed} only in ${nameA} · ${diff.added} only in ${nameB} · ${diff.texts.length} message text${diff.texts.length === 1 ? "" : "s"} differ`;
+    : `${diff.same} events alike · ${diff.removed} only in ${nameA} · ${diff.added} only in ${nameB} · ${diff.texts.length === 1 ? "1 message text differs" : `${diff.texts.length} message texts differ`}`;
   /** @type {HTMLElement[]} */
   const lines = [];
   let folded = 0;
@@ -156,7 +156,7 @@ export function diffView(a, b, nameA, nameB) {
             h(
               "div",
               { class: "diff-text" },
-              h("p", { class: "diff-text-head" }, `message ${change.index + 1}`),
+              h("p", { class: "diff-text-head" }, `message ${change.index + 1} (${change.labelA || change.labelB})`),
               h("pre", { class: "diff-removed" }, change.a === undefined ? `(no such message in ${nameA})` : `− ${change.a}`),
               h("pre", { class: "diff-added" }, change.b === undefined ? `(no such message in ${nameB})` : `+ ${change.b}`),
             ),

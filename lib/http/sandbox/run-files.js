@@ -248,6 +248,8 @@ export function keepControls(page) {
       return;
     }
     const model = page.newModel(`opened · ${file.name}`);
+    const started = content.events.find((event) => event.type === "RUN_STARTED");
+    if (typeof started?.runId === "string") model.runId = started.runId;
     const view = page.timeline.addRun(model);
     const tools = keepRun(view);
     for (const raw of content.raw) tools.received(raw);
