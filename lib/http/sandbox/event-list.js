@@ -50,6 +50,8 @@ export class EventList {
   /** @param {EventEntry} entry */
   push(entry) {
     this.shown.push(entry);
+    // The height now, the rows at the next frame: a caller following the stream scrolls to the new end before then.
+    this.element.style.setProperty("--rows", String(this.shown.length));
     this.schedule();
   }
 

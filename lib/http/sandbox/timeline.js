@@ -202,7 +202,8 @@ class RunView {
   addEvent(entry) {
     if (!this.frame) {
       const scroller = this.timeline.root;
-      this.following = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
+      // A run follows its stream from its first event (someone just started it), and goes on while the view stays at the end.
+      this.following = entry.index === 0 || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
     }
     if (this.timeline.matches(entry)) this.events.push(entry);
     if (entry.tone === "pipeline") this.ticks.set(entry, this.#tick(entry));
