@@ -20,6 +20,8 @@ export interface Cluster {
   instances: ServiceProcess[];
   /** The test's own store on the same Redis, to look at what the instances left. */
   store: RedisThreadStore;
+  /** The test's own connection to that Redis. */
+  client: RedisConnection["client"];
   /** Starts one more instance on the same Redis and kernel. */
   startInstance(env?: Record<string, string>): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -71,7 +73,8 @@ export async function startCluster({ instances: count, kernel: kernelOptions = {
     for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
   }
 
-  return { redis, kernel, instances, store: new RedisThreadStore({ client: connection!.client }), startInstance, stop: stopAll };
+  const { client } = connection!;
+  return { redis, kernel, instances, store: new RedisThreadStore({ client }), client, startInstance, stop: stopAll };
 }
 
 /** A promise the test settles (`open`): a kernel turn's line held until the test has done what it must while the run lives. */

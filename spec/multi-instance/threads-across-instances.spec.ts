@@ -24,8 +24,11 @@ afterAll(() => cluster.stop());
 
 const url = (index: number) => cluster.instances[index]!.url;
 const sessionOf = (events: readonly AGUIEvent[]) =>
-  (events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as { value: Record<string, string> })
-    .value;
+  (
+    events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as {
+      value: { executionId: string; taskId: string };
+    }
+  ).value;
 
 describe("one thread, several instances", () => {
   it("resumes on B the run that paused on A", async () => {
