@@ -10,10 +10,14 @@
  * What each event says (docs/pipeline-feed.md, docs/a2a-contract.md §3):
  * `pipeline_started` lists the steps (pending); STEP_STARTED / STEP_FINISHED
  * open and close a step, or a candidate's step (`candidate:<id>:<step>`),
- * and carry the step's facts and outcome in `iac-code` where the service
- * sends them; CUSTOM `step_failed` / `candidate_step_failed` mark a failure
- * where they do not; `candidate_*` events follow the candidates; steps still
- * pending when the pipeline ends were skipped.
+ * with the step's facts in `metadata["iac-code"].step` (attempt, parent
+ * candidate, and on the finish its outcome: completed, failed, skipped, or
+ * run-ended, which leaves the step as it was); CUSTOM `step_failed` /
+ * `candidate_step_failed` mark a failure for a stream without those facts;
+ * `candidate_*` events follow the candidates; steps still pending when the
+ * pipeline ends were skipped. An observer stream (Attach) also hands over
+ * the service's own graph (`pipelineGraph` in its STATE_SNAPSHOT and
+ * STATE_DELTA): that one is adopted whole, as the feed's contract says.
  */
 import { h } from "./dom.js";
 import { PIPELINE_EVENT } from "./run-model.js";
@@ -26,6 +30,7 @@ import { PIPELINE_EVENT } from "./run-model.js";
  * @property {NodeStatus} status
  * @property {boolean} selected
  * @property {StepNode[]} steps
+ * @property {number} [index] its place among the step's candidates: they are drawn in this order, not by arrival
  */
 /**
  * @typedef {object} StepNode
@@ -53,15 +58,17 @@ const text = (value) => (typeof value === "string" && value !== "" ? value : und
 
 /**
  * The step facts the service adds to STEP_STARTED / STEP_FINISHED
- * (docs/pipeline-feed.md), under its namespaced key; absent from older
- * services and other streams.
+ * (docs/pipeline-feed.md §1); absent from older services and other streams.
  * @param {Record<string, any>} event
  * @returns {Record<string, any>}
  */
 function stepFacts(event) {
-  const facts = event["iac-code"] ?? event.metadata?.["iac-code"] ?? event.rawEvent?.["iac-code"];
-  return facts && typeof facts === "object" ? (facts.step && typeof facts.step === "object" ? { ...facts, ...facts.step } : facts) : {};
+  const facts = event.metadata?.["iac-code"]?.step;
+  return facts && typeof facts === "object" ? facts : {};
 }
+
+/** The read-model's candidate and step statuses are the graph's own (lib/model/pipeline-graph.ts). @param {unknown} status @returns {NodeStatus} */
+const asStatus = (status) => (typeof status === "string" && status in STATUS_TEXT ? /** @type {NodeStatus} */ (status) : "pending");
 
 export class PipelineGraphModel {
   constructor() {
@@ -116,11 +123,12 @@ export class PipelineGraphModel {
   #nodeOf(name, facts) {
     const inCandidate = /^candidate:(.+):([^:]+)$/.exec(name);
     if (inCandidate) {
-      const candidate = this.#candidate(inCandidate[1] ?? "", text(facts.parentStepId) ?? text(facts.parent?.id));
+      const candidate = this.#candidate(inCandidate[1] ?? "", text(facts.parent?.stepId));
+      candidate.name = text(facts.parent?.candidateName) ?? candidate.name;
       if (candidate.status === "pending") candidate.status = "running";
       return this.#candidateStep(candidate, inCandidate[2] ?? "");
     }
-    return this.#step(name.replace(/^step:/, ""), text(facts.type) ?? text(facts.stepType));
+    return this.#step(text(facts.stepId) ?? name.replace(/^step:/, ""), text(facts.type));
   }
 
   /** Folds one event in; returns whether the graph changed. @param {Record<string, any>} event */
@@ -138,7 +146,9 @@ export class PipelineGraphModel {
         const facts = stepFacts(event);
         const node = this.#nodeOf(String(event.stepName), facts);
         if (!node) return false;
-        const outcome = text(facts.outcome) ?? text(facts.status);
+        const outcome = text(facts.outcome);
+        // The run ended with the step still open (a pause, an error): the span closes, the step does not.
+        if (outcome === "run-ended") return (this.seen = true);
         if (outcome === "failed") node.status = "failed";
         else if (outcome === "skipped") node.status = "skipped";
         else if (node.status !== "failed") node.status = "done";
@@ -148,6 +158,12 @@ export class PipelineGraphModel {
         return event.name === PIPELINE_EVENT ? this.#envelope(event.value ?? {}) : false;
       case "ACTIVITY_SNAPSHOT":
         return event.activityType === PIPELINE_EVENT ? this.#recover(event.content?.snapshot ?? {}) : false;
+      case "STATE_SNAPSHOT":
+        return this.#adopt(event.snapshot?.pipelineGraph);
+      case "STATE_DELTA":
+        return (Array.isArray(event.delta) ? event.delta : [])
+          .filter((/** @type {any} */ op) => op?.path === "/pipelineGraph" && (op.op === "replace" || op.op === "add"))
+          .reduce((/** @type {boolean} */ changed, /** @type {any} */ op) => this.#adopt(op.value) || changed, false);
       case "RUN_FINISHED":
         if (!this.seen) return false;
         if (event.outcome?.type === "interrupt") this.graph.state = "waiting";
@@ -183,6 +199,7 @@ export class PipelineGraphModel {
         const candidate = this.#candidate(candidateId, stepId);
         candidate.name = text(value.candidate?.name) ?? text(data.strategy) ?? candidate.name;
         candidate.status = "running";
+        if (typeof value.candidate?.index === "number") candidate.index = value.candidate.index;
         for (const id of Array.isArray(value.candidate?.steps) ? value.candidate.steps : []) this.#candidateStep(candidate, String(id));
         return true;
       }
@@ -246,6 +263,38 @@ export class PipelineGraphModel {
       }
     }
     return true;
+  }
+
+  /**
+   * The service's own graph, from an observer's thread status: it was folded
+   * from everything the execution did, so it replaces what this view had.
+   * @param {any} read
+   */
+  #adopt(read) {
+    if (!read || typeof read !== "object" || !Array.isArray(read.steps) || read.steps.length === 0) return false;
+    const recovered = this.graph.recovered;
+    /** @type {(step: any) => StepNode} */
+    const toStep = (step) => ({
+      id: String(step.id ?? step.key ?? "?"),
+      type: text(step.type) ?? "",
+      status: asStatus(step.status),
+      attempt: typeof step.attempt === "number" ? step.attempt : 0,
+      candidates: (Array.isArray(step.candidates) ? step.candidates : []).map((/** @type {any} */ candidate) => ({
+        id: String(candidate.id),
+        name: text(candidate.name) ?? String(candidate.id),
+        status: asStatus(candidate.status),
+        selected: candidate.selected === true,
+        steps: (Array.isArray(candidate.steps) ? candidate.steps : []).map(toStep),
+      })),
+    });
+    const state = { completed: "completed", failed: "failed" }[String(read.status)];
+    this.graph = {
+      name: text(read.name) ?? this.graph.name,
+      steps: read.steps.map(toStep),
+      state: /** @type {Graph["state"]} */ (state ?? this.graph.state),
+      recovered,
+    };
+    return (this.seen = true);
   }
 
   /** The pipeline is over: what never started was skipped. @param {"completed" | "failed"} state */
@@ -322,7 +371,11 @@ export function drawGraph(element, graph) {
         { class: "graph-step", role: "listitem" },
         node(step, step.id, step.type || undefined),
         step.candidates.length > 0
-          ? h("div", { class: "candidates", role: "group", "aria-label": `Candidates of ${step.id}` }, step.candidates.map(candidateColumn))
+          ? h(
+              "div",
+              { class: "candidates", role: "group", "aria-label": `Candidates of ${step.id}` },
+              [...step.candidates].sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity)).map(candidateColumn),
+            )
           : null,
       ),
     ),
