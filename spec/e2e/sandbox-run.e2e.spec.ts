@@ -240,13 +240,15 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
       expect.arrayContaining(["STATE_SNAPSHOT", "MESSAGES_SNAPSHOT", "STATE_DELTA"]),
     );
     await screenshot(page, "sandbox-attach", true);
+    await page.click("#attach-panel summary");
   }, 60_000);
 
   it("keeps a 5,000-event run smooth: far fewer rows in the DOM than events, and the last one a keypress away", async () => {
     await page.fill("#message", MANY);
     await page.press("#message", "Enter");
     const run = lastRun();
-    await finished(run, 90_000);
+    // The run itself takes tens of seconds: 5,000 kernel frames cost the kernel and the service more than linear time.
+    await finished(run, 180_000);
     const count = Number((await run.locator(".meta").textContent())!.match(/^(\d+) events/)![1]);
     expect(count).toBeGreaterThanOrEqual(5_000);
     expect(await run.locator(".ev").count()).toBeLessThan(count / 10);
@@ -266,7 +268,7 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
     expect(JSON.parse((await page.textContent("#inspector-body"))!)).toMatchObject({ type: "RUN_FINISHED" });
     expect(await page.locator(".ev:focus").getAttribute("data-index")).toBe(String(count - 1));
     await screenshot(page, "sandbox-5000-events", true);
-  }, 120_000);
+  }, 240_000);
 
   it("received only streams that pass the AG-UI checks, and logged no script errors or CSP refusals", async () => {
     expect(sandbox.streams.length).toBeGreaterThanOrEqual(5);
