@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import os from "node:os";
+import { benchDialect, dialectRows } from "./dialect.js";
 import { benchIdleStreams } from "./idle-streams.js";
 import { benchLoopback } from "./loopback.js";
 import { benchOperatorChain } from "./operator-chain.js";
@@ -20,7 +21,7 @@ const log = (message: string) => console.error(`[bench ${((Date.now() - started)
  * `npm run bench -- chain store` (or `BENCH_SECTIONS=chain,store`) runs those sections alone, for working on one;
  * without either, every section runs. A partial run prints its rows but leaves `bench/results.json` alone.
  */
-const SECTIONS = ["chain", "loopback", "idle", "store", "slow"] as const;
+const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect"] as const;
 type Section = (typeof SECTIONS)[number];
 const asked = [...process.argv.slice(2), ...(process.env.BENCH_SECTIONS ?? "").split(",")].map((name) => name.trim()).filter(Boolean);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -43,6 +44,7 @@ const loopback = await section("loopback", "end to end on loopback", benchLoopba
 const idle = await section("idle", "idle streams", benchIdleStreams);
 const store = await section("store", "thread store", benchThreadStore);
 const slow = await section("slow", "slow client", benchSlowClient);
+const dialect = await section("dialect", "A2A 0.3 beside 1.0", () => benchDialect());
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -156,6 +158,7 @@ const rows: Row[] = [
           "–",
         ],
       ] satisfies Row[])),
+  ...(dialect === undefined ? [] : dialectRows(dialect)),
 ];
 
 const table = [
@@ -174,6 +177,7 @@ const results = {
   idleStreams: idle,
   threadStore: store,
   slowClient: slow,
+  a2aDialect: dialect,
   table,
 };
 if (everySection) {
