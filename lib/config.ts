@@ -6,8 +6,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
-import { DIALECT_SETTINGS, type DialectSetting } from "./a2a/dialect.js";
+import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
 import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
@@ -70,43 +69,10 @@ export interface Config {
    * lives). With Redis, an instance that dies mid-run blocks its threads for at most this long.
    */
   leaseTtlMs?: number | undefined;
-  /** The A2A dialect the kernel speaks: read from its agent card (`auto`, unset), or fixed (see `a2a/dialect.ts`). */
-  a2aDialect?: DialectSetting | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
 export type ClientToolsPolicy = (typeof CLIENT_TOOLS_POLICIES)[number];
-
-const SETTINGS = {
-  host: "IAC_CODE_AGUI_HOST",
-  port: "IAC_CODE_AGUI_PORT",
-  a2aUrl: "IAC_CODE_AGUI_A2A_URL",
-  a2aToken: "IAC_CODE_AGUI_A2A_TOKEN",
-  authToken: "IAC_CODE_AGUI_AUTH_TOKEN",
-  stateDir: "IAC_CODE_AGUI_STATE_DIR",
-  allowedCwds: "IAC_CODE_AGUI_ALLOWED_CWDS",
-  heartbeatMs: "IAC_CODE_AGUI_HEARTBEAT_MS",
-  interruptTtlS: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
-  recordDir: "IAC_CODE_AGUI_RECORD_DIR",
-  disconnectGraceMs: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
-  clientStallS: "IAC_CODE_AGUI_CLIENT_STALL_S",
-  drainS: "IAC_CODE_AGUI_DRAIN_S",
-  allowedHosts: "IAC_CODE_AGUI_ALLOWED_HOSTS",
-  allowedOrigins: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
-  bodyTimeoutS: "IAC_CODE_AGUI_BODY_TIMEOUT_S",
-  maxConnections: "IAC_CODE_AGUI_MAX_CONNECTIONS",
-  maxKernelRecordBytes: "IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES",
-  maxKernelResponseBytes: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
-  defaultCwd: "IAC_CODE_AGUI_DEFAULT_CWD",
-  clientTools: "IAC_CODE_AGUI_CLIENT_TOOLS",
-  kernelCommand: "IAC_CODE_AGUI_KERNEL_COMMAND",
-  kernelStartTimeoutS: "IAC_CODE_AGUI_KERNEL_START_TIMEOUT_S",
-  logLevel: "IAC_CODE_AGUI_LOG_LEVEL",
-  kernelRequestTimeoutS: "IAC_CODE_AGUI_KERNEL_REQUEST_TIMEOUT_S",
-  redisUrl: "IAC_CODE_AGUI_REDIS_URL",
-  leaseTtlMs: "IAC_CODE_AGUI_LEASE_TTL_MS",
-  a2aDialect: "IAC_CODE_AGUI_A2A_DIALECT",
-} as const satisfies Record<keyof Config, string>;
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
 /** Two minutes without a byte taken: longer than any real client on a bad network stays silent (see README). */
@@ -118,6 +84,153 @@ export const DEFAULT_KERNEL_START_TIMEOUT_S = 30;
 export const DEFAULT_LEASE_TTL_MS = 15_000;
 /** Below this a renewal (every third) would race a loaded machine's event loop. */
 export const MIN_LEASE_TTL_MS = 300;
+
+/** One setting as `--help` tells it: its variable (the flag is named after it, see `flagName`), its default, what it does. */
+export interface Setting {
+  env: string;
+  /** As a reader would write it, or what happens when it is unset. */
+  default: string;
+  description: string;
+}
+
+/**
+ * Every setting, with what `--help` says of it: a setting added to `Config`
+ * must be described here, or this does not compile.
+ */
+const SETTING_TABLE = {
+  host: { env: "IAC_CODE_AGUI_HOST", default: "127.0.0.1", description: "The address the service listens on." },
+  port: {
+    env: "IAC_CODE_AGUI_PORT",
+    default: "8080",
+    description: "The port the service listens on; 0 picks a free one (the log says which).",
+  },
+  a2aUrl: {
+    env: "IAC_CODE_AGUI_A2A_URL",
+    default: "unset: the embedded demo kernel",
+    description: "The JSON-RPC URL of the A2A kernel; it must be on loopback.",
+  },
+  a2aToken: { env: "IAC_CODE_AGUI_A2A_TOKEN", default: "none", description: "The bearer token sent to the kernel on every call." },
+  authToken: {
+    env: "IAC_CODE_AGUI_AUTH_TOKEN",
+    default: "none: no authentication",
+    description: "The bearer token clients must send (every route but /health, /ready and the sandbox page).",
+  },
+  stateDir: {
+    env: "IAC_CODE_AGUI_STATE_DIR",
+    default: "$XDG_CONFIG_HOME/agui (~/.config/agui)",
+    description: "Where the file store keeps thread state.",
+  },
+  allowedCwds: {
+    env: "IAC_CODE_AGUI_ALLOWED_CWDS",
+    default: "the working directory and the temp directory",
+    description: `The directories a run's workspace may be in, separated by "${path.delimiter}".`,
+  },
+  heartbeatMs: {
+    env: "IAC_CODE_AGUI_HEARTBEAT_MS",
+    default: "15000",
+    description: "How often an idle stream sends a heartbeat, in milliseconds.",
+  },
+  interruptTtlS: {
+    env: "IAC_CODE_AGUI_INTERRUPT_TTL_S",
+    default: `${DEFAULT_INTERRUPT_TTL_S}`,
+    description: "How long an interrupt waits for its answer, in seconds; 0 = forever.",
+  },
+  recordDir: {
+    env: "IAC_CODE_AGUI_RECORD_DIR",
+    default: "unset: nothing recorded",
+    description: "Records each kernel stream there as a replayable fixture.",
+  },
+  disconnectGraceMs: {
+    env: "IAC_CODE_AGUI_DISCONNECT_GRACE_MS",
+    default: "0: at once",
+    description: "How long a client that left may come back before its task is cancelled, in milliseconds.",
+  },
+  clientStallS: {
+    env: "IAC_CODE_AGUI_CLIENT_STALL_S",
+    default: `${DEFAULT_CLIENT_STALL_S}`,
+    description: "How long a client may take nothing of its stream before it counts as gone, in seconds.",
+  },
+  drainS: {
+    env: "IAC_CODE_AGUI_DRAIN_S",
+    default: `${DEFAULT_DRAIN_S}`,
+    description: "On SIGTERM or SIGINT, how long runs in flight may go on, in seconds; 0 = stop them at once.",
+  },
+  allowedHosts: {
+    env: "IAC_CODE_AGUI_ALLOWED_HOSTS",
+    default: "none: loopback names and the host only",
+    description: "Comma-separated host names requests may name besides loopback and the host.",
+  },
+  allowedOrigins: {
+    env: "IAC_CODE_AGUI_ALLOWED_ORIGINS",
+    default: "none",
+    description: "Comma-separated origins of other sites' pages that may call the service (CORS).",
+  },
+  bodyTimeoutS: {
+    env: "IAC_CODE_AGUI_BODY_TIMEOUT_S",
+    default: "30",
+    description: "How long a request body may take to arrive, in seconds.",
+  },
+  maxConnections: {
+    env: "IAC_CODE_AGUI_MAX_CONNECTIONS",
+    default: "1024",
+    description: "Connections held at once; further ones are closed as they arrive.",
+  },
+  maxKernelRecordBytes: {
+    env: "IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES",
+    default: `${DEFAULT_MAX_KERNEL_RECORD_BYTES}`,
+    description: "The largest SSE record of a kernel stream, in bytes (at least 65536).",
+  },
+  maxKernelResponseBytes: {
+    env: "IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES",
+    default: `${DEFAULT_MAX_KERNEL_RESPONSE_BYTES}`,
+    description: "The largest JSON answer of the kernel, in bytes (at least 1024).",
+  },
+  defaultCwd: {
+    env: "IAC_CODE_AGUI_DEFAULT_CWD",
+    default: "unset: such requests are refused",
+    description: "The workspace of a request that sends no forwardedProps.iacCode (generic AG-UI clients).",
+  },
+  clientTools: {
+    env: "IAC_CODE_AGUI_CLIENT_TOOLS",
+    default: "refuse",
+    description: `What to do with a request's declared client tools: ${CLIENT_TOOLS_POLICIES.join(" or ")}.`,
+  },
+  kernelCommand: {
+    env: "IAC_CODE_AGUI_KERNEL_COMMAND",
+    default: "unset",
+    description: "A kernel for the service to run itself: the command line, with {port} where its port goes.",
+  },
+  kernelStartTimeoutS: {
+    env: "IAC_CODE_AGUI_KERNEL_START_TIMEOUT_S",
+    default: `${DEFAULT_KERNEL_START_TIMEOUT_S}`,
+    description: "How long that kernel may take to answer its agent card after a start, in seconds.",
+  },
+  logLevel: {
+    env: "IAC_CODE_AGUI_LOG_LEVEL",
+    default: DEFAULT_LOG_LEVEL,
+    description: `The least severe log records written: ${LOG_LEVELS.join(", ")}.`,
+  },
+  kernelRequestTimeoutS: {
+    env: "IAC_CODE_AGUI_KERNEL_REQUEST_TIMEOUT_S",
+    default: `${DEFAULT_KERNEL_REQUEST_TIMEOUT_S}`,
+    description: "How long a kernel call other than an open stream may take, in seconds.",
+  },
+  redisUrl: {
+    env: "IAC_CODE_AGUI_REDIS_URL",
+    default: "unset: the file store under the state directory",
+    description: "The Redis (redis:// or rediss://) where thread state and leases live, shared by every instance.",
+  },
+  leaseTtlMs: {
+    env: "IAC_CODE_AGUI_LEASE_TTL_MS",
+    default: `${DEFAULT_LEASE_TTL_MS}`,
+    description: `How long a run's lease on its thread lasts unrenewed, in milliseconds (at least ${MIN_LEASE_TTL_MS}): how long a dead instance's threads wait.`,
+  },
+} as const satisfies Record<keyof Config, Setting>;
+
+/** Each setting's variable, by its `Config` key. */
+const SETTINGS = Object.fromEntries(Object.entries(SETTING_TABLE).map(([key, setting]) => [key, setting.env])) as {
+  readonly [K in keyof Config]-?: (typeof SETTING_TABLE)[K]["env"];
+};
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -131,9 +244,23 @@ export const flagName = (envName: string) =>
     .toLowerCase()
     .replaceAll("_", "-");
 
+/** Every setting as `--help` tells it, in its order. */
+export const describedSettings = (): readonly Setting[] => Object.values(SETTING_TABLE);
+
+/** What `--help` prints: every setting's flag, variable, default and description, from `SETTING_TABLE`. */
 export function usage(): string {
-  const lines = Object.values(SETTINGS).map((env) => `  ${flagName(env).padEnd(22)} ${env}`);
-  return ["Usage: iac-code-agui [flags]", "Each flag also reads from its environment variable:", ...lines].join("\n");
+  const settings = describedSettings().flatMap((setting) => [
+    `  ${flagName(setting.env)} <value>, ${setting.env}`,
+    `      ${setting.description} Default: ${setting.default}.`,
+  ]);
+  return [
+    "Usage: iac-code-agui [--flag value | --flag=value]...",
+    "       iac-code-agui --help | --version",
+    "",
+    "Each flag can also be set by its environment variable; a flag wins.",
+    "",
+    ...settings,
+  ].join("\n");
 }
 
 /** Reads `--name value` and `--name=value` pairs into an env-shaped map. */
@@ -145,7 +272,7 @@ function parseFlags(argv: readonly string[]): Record<string, string> {
     const eq = arg.indexOf("=");
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const env = byFlag.get(flag);
-    if (!env) throw new ConfigError(`Unknown flag ${flag}.\n${usage()}`);
+    if (!env) throw new ConfigError(`Unknown flag ${flag}. \`iac-code-agui --help\` lists them all.`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new ConfigError(`Flag ${flag} needs a value.`);
     out[env] = value;
@@ -268,18 +395,6 @@ function kernelCommand(raw: string | undefined, a2aUrl: string | undefined): str
   }
 }
 
-/** `auto` (the agent card decides), `1.0` or `0.3`; anything else stops the service at start. */
-function a2aDialect(raw: string | undefined): DialectSetting | undefined {
-  if (raw === undefined) return undefined;
-  const setting = DIALECT_SETTINGS.find((known) => known === raw.trim().toLowerCase());
-  if (setting === undefined) {
-    throw new ConfigError(
-      `${SETTINGS.a2aDialect} (${flagName(SETTINGS.a2aDialect)}) must be one of ${DIALECT_SETTINGS.join(", ")}, got "${raw}".`,
-    );
-  }
-  return setting;
-}
-
 /** A Redis URL (`redis:` or `rediss:`), checked at start so a typo stops the service instead of failing every request. */
 function redisUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -346,6 +461,5 @@ export function loadConfig(
     kernelRequestTimeoutS: optionalInteger(SETTINGS.kernelRequestTimeoutS, read("kernelRequestTimeoutS"), 1),
     redisUrl: redisUrl(read("redisUrl")),
     leaseTtlMs: integer(SETTINGS.leaseTtlMs, read("leaseTtlMs"), DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS),
-    a2aDialect: a2aDialect(read("a2aDialect")),
   };
 }

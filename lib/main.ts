@@ -7,17 +7,34 @@
  * (`IAC_CODE_AGUI_KERNEL_COMMAND`, `component: "kernel"`), then where it
  * listens (`url`). A configuration it cannot start with is told as one plain
  * line on stderr, with exit code 2: that is for whoever typed the command.
+ * `--help` prints every flag (see `usage`), `--version` the version, on
+ * stdout, and neither starts anything.
  */
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, usage } from "./config.js";
 import { createLogger, type Logger } from "./log.js";
 import { KernelStartError } from "./kernel-process/supervisor.js";
 import { ListenError, startService } from "./server.js";
+import { SERVICE_VERSION } from "./version.js";
 
 /** Warnings about the configuration, told once the logger exists (or with the error that stops the start). */
 const configWarnings: string[] = [];
 let log: Logger | undefined;
 
+/** `--help` or `--version` anywhere among the arguments answers it, whatever else they say. */
+function answeredAlone(argv: readonly string[]): boolean {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(usage());
+    return true;
+  }
+  if (argv.includes("--version") || argv.includes("-v")) {
+    console.log(SERVICE_VERSION);
+    return true;
+  }
+  return false;
+}
+
 async function main(): Promise<void> {
+  if (answeredAlone(process.argv.slice(2))) return;
   const config = loadConfig(process.argv.slice(2), process.env, (warning) => configWarnings.push(warning));
   const logger = (log = createLogger({ level: config.logLevel }));
   for (const warning of configWarnings.splice(0)) logger.warn(warning);
