@@ -7,6 +7,7 @@
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
+import { DIALECT_SETTINGS, type DialectSetting } from "./a2a/dialect.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
 import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
@@ -69,6 +70,8 @@ export interface Config {
    * lives). With Redis, an instance that dies mid-run blocks its threads for at most this long.
    */
   leaseTtlMs?: number | undefined;
+  /** The A2A dialect the kernel speaks: read from its agent card (`auto`, unset), or fixed (see `a2a/dialect.ts`). */
+  a2aDialect?: DialectSetting | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
@@ -224,6 +227,11 @@ const SETTING_TABLE = {
     env: "IAC_CODE_AGUI_LEASE_TTL_MS",
     default: `${DEFAULT_LEASE_TTL_MS}`,
     description: `How long a run's lease on its thread lasts unrenewed, in milliseconds (at least ${MIN_LEASE_TTL_MS}): how long a dead instance's threads wait.`,
+  },
+  a2aDialect: {
+    env: "IAC_CODE_AGUI_A2A_DIALECT",
+    default: "auto: from the agent card",
+    description: `The A2A dialect the kernel speaks: ${DIALECT_SETTINGS.join(", ")} (auto reads the agent card's protocol version).`,
   },
 } as const satisfies Record<keyof Config, Setting>;
 
@@ -395,6 +403,18 @@ function kernelCommand(raw: string | undefined, a2aUrl: string | undefined): str
   }
 }
 
+/** `auto` (the agent card decides), `1.0` or `0.3`; anything else stops the service at start. */
+function a2aDialect(raw: string | undefined): DialectSetting | undefined {
+  if (raw === undefined) return undefined;
+  const setting = DIALECT_SETTINGS.find((known) => known === raw.trim().toLowerCase());
+  if (setting === undefined) {
+    throw new ConfigError(
+      `${SETTINGS.a2aDialect} (${flagName(SETTINGS.a2aDialect)}) must be one of ${DIALECT_SETTINGS.join(", ")}, got "${raw}".`,
+    );
+  }
+  return setting;
+}
+
 /** A Redis URL (`redis:` or `rediss:`), checked at start so a typo stops the service instead of failing every request. */
 function redisUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -461,5 +481,6 @@ export function loadConfig(
     kernelRequestTimeoutS: optionalInteger(SETTINGS.kernelRequestTimeoutS, read("kernelRequestTimeoutS"), 1),
     redisUrl: redisUrl(read("redisUrl")),
     leaseTtlMs: integer(SETTINGS.leaseTtlMs, read("leaseTtlMs"), DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS),
+    a2aDialect: a2aDialect(read("a2aDialect")),
   };
 }
