@@ -7,7 +7,9 @@
  *
  * A hold is a hash per execution (its thread and task, and how many
  * observers watch it), a member of the thread's set (a new turn gives up
- * on all of them) and, while nobody watches, a deadline in one sorted set.
+ * on all of them) and a deadline in one sorted set: a window's end while
+ * nobody watches; while someone does, a window past the claim, which the
+ * claiming instance renews as long as its observer stays.
  * Every change is one script, timed by Redis's clock, so two instances
  * never disagree on whether a hold is due. Expiring is taking: the script
  * that finds a hold due deletes it and hands it to its caller, so the
@@ -18,8 +20,8 @@
  * instance that held the execution expires it with the run's own `expire`;
  * another uses `expireHeld`, which does the same from the hold's ids.
  *
- * Left for later: an observer whose instance dies while it watches keeps
- * its claim, so that wait ends only with the thread's next turn.
+ * So an observer whose instance dies while it watches stops renewing its
+ * claim, and the wait ends `claimTtlMs` + `graceMs` after its last renewal.
  */
 import { AguiError } from "../errors.js";
 import { errorFields, silentLogger, type Logger } from "../log.js";
@@ -39,6 +41,8 @@ export interface RedisDisconnectGraceOptions {
   prefix?: string;
   /** How often this instance looks for waits that are over (those of instances that died); `graceMs` by default. */
   sweepMs?: number;
+  /** How long a claim lasts unless its instance renews it (a third of it apart); 10 s by default. */
+  claimTtlMs?: number;
   log?: Logger;
 }
 
@@ -63,11 +67,16 @@ redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1`;
 
-// KEYS: the hold, the deadlines. ARGV: execution id.
-const CLAIM = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'observers', 1)
-redis.call('ZREM', KEYS[2], ARGV[1])
+// KEYS: the hold, the deadlines. ARGV: execution id, claim ttl + grace ms, 'new' or 'renewed'. 0 when nothing is held.
+const CLAIM = `${NOW_MS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[3] == 'new' then redis.call('HINCRBY', KEYS[1], 'observers', 1) end
+local deadline = now + tonumber(ARGV[2])
+local current = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '0')
+if deadline > current then redis.call('ZADD', KEYS[2], deadline, ARGV[1]) end
 return 1`;
+
+const DEFAULT_CLAIM_TTL_MS = 10_000;
 
 // KEYS: the hold, the deadlines. ARGV: execution id, settled, grace ms, prefix. The wait to time, or -1.
 const UNCLAIM = `${NOW_MS}
@@ -143,13 +152,26 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   readonly #expireHeld: (held: HeldIds) => void;
   readonly #prefix: string;
   readonly #log: Logger;
+  readonly #claimTtlMs: number;
   /** The runs' own `expire` of the holds made here. */
   readonly #expires = new Map<string, () => void>();
+  /** How many observers of this instance watch each execution: their claims are renewed while they do. */
+  readonly #claims = new Map<string, number>();
+  readonly #renewer: ReturnType<typeof setInterval> | undefined;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
 
-  constructor({ redis, graceMs, expireHeld, prefix = "iac-code-agui:", sweepMs, log = silentLogger }: RedisDisconnectGraceOptions) {
+  constructor({
+    redis,
+    graceMs,
+    expireHeld,
+    prefix = "iac-code-agui:",
+    sweepMs,
+    claimTtlMs = DEFAULT_CLAIM_TTL_MS,
+    log = silentLogger,
+  }: RedisDisconnectGraceOptions) {
     this.graceMs = graceMs;
+    this.#claimTtlMs = claimTtlMs;
     this.#redis = redis;
     this.#expireHeld = expireHeld;
     this.#prefix = prefix;
@@ -157,6 +179,8 @@ export class RedisDisconnectGrace implements DisconnectGrace {
     if (this.enabled) {
       this.#sweeper = setInterval(() => void this.#sweep(), sweepMs ?? Math.max(graceMs, 1000));
       this.#sweeper.unref?.();
+      this.#renewer = setInterval(() => this.#renewClaims(), Math.max(1, Math.floor(claimTtlMs / 3)));
+      this.#renewer.unref?.();
     }
   }
 
@@ -191,14 +215,32 @@ export class RedisDisconnectGrace implements DisconnectGrace {
 
   async claim(executionId: string): Promise<boolean> {
     try {
-      return (await runScript(this.#redis, CLAIM, [this.#holdKey(executionId), this.#dueKey], [executionId])) === 1;
+      const claimed = (await this.#claim(executionId, "new")) === 1;
+      if (claimed) this.#claims.set(executionId, (this.#claims.get(executionId) ?? 0) + 1);
+      return claimed;
     } catch (error) {
       this.#log.warn({ ...errorFields(error), executionId }, "the grace window could not be claimed: watching without it");
       return false;
     }
   }
 
+  #claim(executionId: string, kind: "new" | "renewed"): Promise<unknown> {
+    const keys = [this.#holdKey(executionId), this.#dueKey];
+    return runScript(this.#redis, CLAIM, keys, [executionId, this.#claimTtlMs + this.graceMs, kind]);
+  }
+
+  #renewClaims(): void {
+    for (const executionId of this.#claims.keys())
+      this.#claim(executionId, "renewed").then(
+        (held) => held === 0 && this.#claims.delete(executionId),
+        (error: unknown) => this.#log.warn({ ...errorFields(error), executionId }, "a grace window claim could not be renewed"),
+      );
+  }
+
   unclaim(executionId: string, settled: boolean): void {
+    const watching = (this.#claims.get(executionId) ?? 1) - 1;
+    if (watching > 0) this.#claims.set(executionId, watching);
+    else this.#claims.delete(executionId);
     runScript(
       this.#redis,
       UNCLAIM,
@@ -232,6 +274,8 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   /** Stops this instance's timers; what it held stays in Redis for the other instances' sweeps. */
   close(): void {
     clearInterval(this.#sweeper);
+    clearInterval(this.#renewer);
+    this.#claims.clear();
     this.#timers.forEach((timer) => clearTimeout(timer));
     this.#timers.clear();
   }

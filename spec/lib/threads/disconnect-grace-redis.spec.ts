@@ -50,7 +50,7 @@ describe("RedisDisconnectGrace", () => {
   const clients: Client[] = [];
   const graces: RedisDisconnectGrace[] = [];
   let expiries: Expiries;
-  const instance = async (name: string, options: { sweepMs?: number; graceMs?: number } = {}) => {
+  const instance = async (name: string, options: { sweepMs?: number; graceMs?: number; claimTtlMs?: number } = {}) => {
     const client = createClient({ url: server.url });
     await client.connect();
     clients.push(client);
@@ -58,6 +58,7 @@ describe("RedisDisconnectGrace", () => {
       redis: client,
       graceMs: options.graceMs ?? WINDOW_MS,
       sweepMs: options.sweepMs ?? 60_000,
+      ...(options.claimTtlMs === undefined ? {} : { claimTtlMs: options.claimTtlMs }),
       prefix: "spec:",
       expireHeld: ({ executionId }: HeldIds) => expiries.note(`${name} from ids`, executionId),
     });
@@ -80,7 +81,7 @@ describe("RedisDisconnectGrace", () => {
     await server.stop();
   });
 
-  it("expires a held execution once when its window runs out, by the run's own expire, though every instance sweeps", async () => {
+  it("expires a held execution once when its window runs out, though every instance times or sweeps it", async () => {
     expiries = new Expiries();
     const a = await instance("a", { sweepMs: 20 });
     await instance("b", { sweepMs: 20 });
@@ -88,7 +89,8 @@ describe("RedisDisconnectGrace", () => {
     a.hold(execution);
     await expiries.next();
     await letPass(4 * WINDOW_MS);
-    expect(expiries.seen).toEqual([{ by: "a's run", executionId: execution.executionId }]);
+    // A's timer and both sweeps race for it: whoever takes it expires it, and nobody else.
+    expect(expiries.seen).toEqual([{ by: expect.stringMatching(/^(a's run|b from ids)$/), executionId: execution.executionId }]);
     expect(await a.holds(execution.executionId)).toBe(false);
   });
 
@@ -107,6 +109,22 @@ describe("RedisDisconnectGrace", () => {
     await letPass(2 * WINDOW_MS);
     // A's own timer found the window claimed and let it go: B, which started the new wait, ends it from the ids.
     expect(expiries.seen).toEqual([{ by: "b from ids", executionId: execution.executionId }]);
+  });
+
+  it("keeps a claim while its instance renews it, and lets it lapse when that instance died", async () => {
+    expiries = new Expiries();
+    const a = await instance("a", { sweepMs: 30 });
+    const b = await instance("b", { claimTtlMs: 90 });
+    const execution = held("a's run");
+    a.hold(execution);
+    await heldFor(b, execution.executionId);
+    expect(await b.claim(execution.executionId)).toBe(true);
+    await letPass(4 * (90 + WINDOW_MS));
+    expect(expiries.seen).toEqual([]);
+
+    b.close();
+    await expiries.next();
+    expect(expiries.seen).toEqual([{ by: "a's run", executionId: execution.executionId }]);
   });
 
   it("ends the wait for good when the returning client saw the task settle", async () => {
