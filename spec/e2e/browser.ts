@@ -1,8 +1,9 @@
 /**
  * The sandbox page in Debian's headless Chromium, for the e2e specs of Keep
  * and the pipeline view: the real service with its embedded demo kernel,
- * the page loaded, screenshots saved to spec/e2e/__screenshots__/ and
- * checked for what they must show. Same rules as sandbox.e2e.spec.ts: a
+ * the page loaded, screenshots saved to spec/e2e/__screenshots__/ (and the
+ * ones docs/sandbox.md shows to docs/images/) and checked for what they
+ * must show. Same rules as sandbox.e2e.spec.ts: a
  * missing Chromium skips the suite on a developer machine and fails in CI.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -31,6 +32,7 @@ const CHROMIUM_FLAGS = [
 ];
 export const VIEWPORT = { width: 1280, height: 800 };
 export const SCREENSHOTS = path.join(PROJECT_ROOT, "spec", "e2e", "__screenshots__");
+const DOC_IMAGES = path.join(PROJECT_ROOT, "docs", "images");
 export const STREAM_TIMEOUT = 20_000;
 
 const inCi = ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
@@ -58,6 +60,7 @@ export async function openSandbox(config: Partial<Config> = {}): Promise<Sandbox
   page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
   page.on("pageerror", (error) => problems.push(error.message));
   mkdirSync(SCREENSHOTS, { recursive: true });
+  mkdirSync(DOC_IMAGES, { recursive: true });
   await page.goto(`${service.url}/sandbox`);
   await page.locator("#run:enabled").waitFor();
   return {
@@ -86,11 +89,12 @@ export async function runFixture(page: Page, fixture: string) {
   await page.click("#run");
 }
 
-/** Saves the viewport for people and returns it decoded, after checking it is a real picture of the page. */
-export async function screenshot(page: Page, name: string): Promise<Png> {
+/** Saves the viewport for people (`forDocs`: for docs/sandbox.md too) and returns it decoded, after checking it is a real picture of the page. */
+export async function screenshot(page: Page, name: string, forDocs = false): Promise<Png> {
   await page.mouse.move(0, 0);
   const data = await page.screenshot();
   writeFileSync(path.join(SCREENSHOTS, `${name}.png`), data);
+  if (forDocs) writeFileSync(path.join(DOC_IMAGES, `${name}.png`), data);
   const png = readPng(data);
   expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
   const { distinct, commonestShare } = png.colourStats();

@@ -110,7 +110,7 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
     await expect(diff.locator(".diff-row.diff-removed").allTextContents()).resolves.toEqual([expect.stringMatching(/TOOL_CALL_RESULT$/)]);
     await expect(diff.locator(".diff-text pre.diff-added").textContent()).resolves.toContain("Something else entirely.");
     await diff.scrollIntoViewIfNeeded();
-    await screenshot(page, "sandbox-keep-diff");
+    await screenshot(page, "sandbox-keep-diff", true);
   }, 60_000);
 
   it("replays a recorded A2A fixture opened from disk through the service, with its pipeline graph", async () => {
@@ -125,10 +125,11 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
     await expect(run.locator(".pill").textContent()).resolves.toBe("finished");
     const types = await typesOf(0);
     expect(types).toEqual(expect.arrayContaining(["RUN_STARTED", "STEP_STARTED", "TEXT_MESSAGE_CONTENT", "STEP_FINISHED", "RUN_FINISHED"]));
+    await run.locator(".pipeline-graph .candidate").nth(1).waitFor();
     await expect(run.locator(".pipeline-graph .candidate").count()).resolves.toBe(2);
     // No answer form for a replay: there is no task behind it to resume.
     await expect(run.locator("form.interrupts").count()).resolves.toBe(0);
-    await screenshot(page, "sandbox-keep-replay");
+    await screenshot(page, "sandbox-keep-replay", true);
   }, 60_000);
 
   it("says so when a file is neither a saved run nor a fixture", async () => {

@@ -56,6 +56,9 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
   const newThread = () => page.click("#new-thread");
   const graphOf = (section: Locator) => section.locator(".pipeline-graph");
   const stepNode = (section: Locator, id: string) => graphOf(section).locator(`.graph-step > .node[data-step="${id}"]`);
+  /** The graph is drawn on the next animation frame: wait until the step's node shows the status. */
+  const nodeReaches = (section: Locator, id: string, status: keyof typeof COLOUR) =>
+    graphOf(section).locator(`.graph-step > .node[data-step="${id}"].status-${status}`).waitFor();
 
   /** The node is in the status, its swatch has the status's colour in CSS and in the screenshot. */
   async function expectNode(png: Awaited<ReturnType<typeof screenshot>>, node: Locator, status: keyof typeof COLOUR) {
@@ -108,8 +111,9 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     const candidateRows = run.locator(".span-row").filter({ has: page.locator('.span-label[title^="candidate:"]') });
     expect(await depthOf(candidateRows.nth(1))).toBe(await depthOf(candidateRows.nth(0)));
 
+    await nodeReaches(run, "generate", "done");
     await graphOf(run).scrollIntoViewIfNeeded();
-    const png = await screenshot(page, "sandbox-pipeline-graph");
+    const png = await screenshot(page, "sandbox-pipeline-graph", true);
     await expectNode(png, stepNode(run, "plan"), "done");
     await expectNode(png, stepNode(run, "generate"), "done");
     await expectPixel(png, candidates.nth(0).locator(".node-status").first(), COLOUR.done);
@@ -121,8 +125,9 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     await runFixture(page, "pipeline-failed-step");
     const run = runSection(page, 0);
     await finished(run);
+    await nodeReaches(run, "deploy", "skipped");
     await graphOf(run).scrollIntoViewIfNeeded();
-    const png = await screenshot(page, "sandbox-pipeline-failed");
+    const png = await screenshot(page, "sandbox-pipeline-failed", true);
     await expectNode(png, stepNode(run, "validate"), "failed");
     await expectNode(png, stepNode(run, "deploy"), "skipped");
     await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/failed/);
@@ -146,9 +151,9 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     await page.setInputFiles("#open-file", file);
     const run = runSection(page, 0);
     await run.locator(".pill", { hasText: "stream cut short" }).waitFor();
-    await graphOf(run).locator(".node").first().waitFor();
+    await nodeReaches(run, "generate", "pending");
     await graphOf(run).scrollIntoViewIfNeeded();
-    const png = await screenshot(page, "sandbox-pipeline-running");
+    const png = await screenshot(page, "sandbox-pipeline-running", true);
     await expectNode(png, stepNode(run, "plan"), "running");
     await expectNode(png, stepNode(run, "generate"), "pending");
   }, 60_000);
@@ -165,8 +170,19 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     await expect(row.locator(".ev-summary").textContent()).resolves.toMatch(
       /^re-attached: the pipeline as the kernel recovered it \(plan completed, generate running\) · pipeline events to #\d+ already in; the missed events follow$/,
     );
+    await nodeReaches(run, "generate", "done");
     await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/re-attached/);
-    await expect(stepNode(run, "generate").getAttribute("class")).resolves.toContain("status-done");
+  }, 60_000);
+
+  it("leaves the step that waits for an answer running, not done, when the run pauses", async () => {
+    await newThread();
+    await runFixture(page, "pipeline-permission");
+    const run = runSection(page, 0);
+    await finished(run);
+    await run.locator("form.interrupts").waitFor();
+    await nodeReaches(run, "validate", "done");
+    await nodeReaches(run, "deploy", "running");
+    await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/waiting for an answer/);
   }, 60_000);
 
   it("offers each choice of a deployment confirmation once", async () => {
