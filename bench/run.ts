@@ -7,6 +7,8 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import { benchDialect, dialectRows } from "./dialect.js";
+import { benchInstances, instancesRows } from "./instances.js";
+import { benchRedisStore, redisStoreRows } from "./redis-store.js";
 import { benchIdleStreams } from "./idle-streams.js";
 import { benchLoopback } from "./loopback.js";
 import { benchOperatorChain } from "./operator-chain.js";
@@ -21,7 +23,7 @@ const log = (message: string) => console.error(`[bench ${((Date.now() - started)
  * `npm run bench -- chain store` (or `BENCH_SECTIONS=chain,store`) runs those sections alone, for working on one;
  * without either, every section runs. A partial run prints its rows but leaves `bench/results.json` alone.
  */
-const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect"] as const;
+const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect", "redis", "instances"] as const;
 type Section = (typeof SECTIONS)[number];
 const asked = [...process.argv.slice(2), ...(process.env.BENCH_SECTIONS ?? "").split(",")].map((name) => name.trim()).filter(Boolean);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -45,6 +47,8 @@ const idle = await section("idle", "idle streams", benchIdleStreams);
 const store = await section("store", "thread store", benchThreadStore);
 const slow = await section("slow", "slow client", benchSlowClient);
 const dialect = await section("dialect", "A2A 0.3 beside 1.0", () => benchDialect());
+const redisStore = await section("redis", "admission with the Redis store beside the file store", () => benchRedisStore());
+const instances = await section("instances", "two instances on Redis beside one", () => benchInstances());
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -159,6 +163,8 @@ const rows: Row[] = [
         ],
       ] satisfies Row[])),
   ...(dialect === undefined ? [] : dialectRows(dialect)),
+  ...(redisStore === undefined ? [] : redisStoreRows(redisStore)),
+  ...(instances === undefined ? [] : instancesRows(instances)),
 ];
 
 const table = [
@@ -178,6 +184,8 @@ const results = {
   threadStore: store,
   slowClient: slow,
   a2aDialect: dialect,
+  redisStore,
+  instances,
   table,
 };
 if (everySection) {

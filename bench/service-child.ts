@@ -1,6 +1,7 @@
 /**
  * The service under test, alone in its process, in front of the kernel URL
- * given as the first argument; the second is the heartbeat period (ms).
+ * given as the first argument; the second is the heartbeat period (ms), and
+ * any after it are further flags for the service.
  * Announces `{type: "ready", url}`; answers `{type: "stats", gc?}` with its
  * CPU and memory (after a full GC when asked; run it with --expose-gc).
  */
@@ -20,6 +21,8 @@ const config = loadConfig(
   [
     ...["--port", "0", "--a2a-url", kernelUrl!, "--state-dir", stateDir, "--heartbeat-ms", heartbeatMs, "--allowed-cwds", os.tmpdir()],
     ...["--max-connections", "10000"],
+    // Further flags from the section that forks it (`instances.ts` gives `--redis-url`).
+    ...process.argv.slice(4),
   ],
   {},
 );
