@@ -213,7 +213,9 @@ export class RedisDisconnectGrace implements DisconnectGrace {
     );
   }
 
+  // With no window (graceMs 0, the default) nothing is ever held: no request pays a Redis round trip to learn that.
   async claim(executionId: string): Promise<boolean> {
+    if (!this.enabled) return false;
     try {
       const claimed = (await this.#claim(executionId, "new")) === 1;
       if (claimed) this.#claims.set(executionId, (this.#claims.get(executionId) ?? 0) + 1);
@@ -256,6 +258,7 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   }
 
   async expireThread(threadId: string): Promise<void> {
+    if (!this.enabled) return;
     const taken = await this.#shared(
       () => runScript(this.#redis, TAKE_THREAD, [`${this.#prefix}grace-thread:${threadId}`, this.#dueKey], [this.#prefix]),
       { threadId },
@@ -264,6 +267,7 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   }
 
   async holds(executionId: string): Promise<boolean> {
+    if (!this.enabled) return false;
     const exists = await this.#shared(
       () => runScript(this.#redis, "return redis.call('EXISTS', KEYS[1])", [this.#holdKey(executionId)], []),
       { executionId },

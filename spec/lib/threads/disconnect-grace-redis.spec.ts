@@ -166,6 +166,21 @@ describe("RedisDisconnectGrace", () => {
     expect(expiries.seen).toEqual([{ by: "b from ids", executionId: execution.executionId }]);
   });
 
+  it("asks Redis nothing when there is no window", async () => {
+    const asked: string[] = [];
+    const grace = new RedisDisconnectGrace({
+      redis: { eval: (script) => (asked.push(script), Promise.resolve(0)) },
+      graceMs: 0,
+      expireHeld: () => undefined,
+    });
+    graces.push(grace);
+    expect(grace.enabled).toBe(false);
+    expect(await grace.claim("e1")).toBe(false);
+    expect(await grace.holds("e1")).toBe(false);
+    await grace.expireThread("t1");
+    expect(asked).toEqual([]);
+  });
+
   it("cancels at once when Redis cannot keep the window, and says the state is unavailable where a request needs it", async () => {
     expiries = new Expiries();
     const down = createClient({ url: "redis://127.0.0.1:1/0", socket: { reconnectStrategy: false } });
