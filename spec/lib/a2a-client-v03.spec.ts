@@ -222,4 +222,21 @@ describe("A2AClient in front of an A2A 0.3 agent on @a2a-js/sdk 0.3", () => {
     const error = await rejectionOf(pinned.getTask("any"));
     expect(rpcErrorOf(error)?.code).toBe(-32601);
   });
+
+  it("asks for the card again after the agent was out of reach (it may come back as another), not after an agent's error", async () => {
+    const source = { dialect: jest.fn(async () => "0.3" as const), forget: jest.fn() };
+    const answering = new A2AClient({ url, dialect: source });
+    await rejectionOf(answering.getTask("no-such-task"));
+    expect(source.forget).not.toHaveBeenCalled();
+
+    const dead = http.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, "127.0.0.1", resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as net.AddressInfo).port}/`;
+    await new Promise((resolve) => dead.close(resolve));
+    const gone = new A2AClient({ url: deadUrl, dialect: source });
+    expect((await rejectionOf(gone.getTask("t"))).code).toBe("A2A_UNAVAILABLE");
+    expect(source.forget).toHaveBeenCalledTimes(1);
+    expect((await rejectionOf(firstValueFrom(gone.sendStreamingMessage(userMessage("hello"))))).code).toBe("A2A_UNAVAILABLE");
+    expect(source.forget).toHaveBeenCalledTimes(2);
+  });
 });

@@ -13,7 +13,7 @@ import type { ReplayTurn } from "../../lib/kernel/replay-executor.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { httpAgent, runHttpAgent, transcript, userMessage } from "../support/http-agent.js";
-import { postRun, runInput, testConfig, uniqueId, waitFor } from "../support/service.js";
+import { postRun, runInput, script, startHarness, testConfig, uniqueId, waitFor, type Harness } from "../support/service.js";
 import { openRun, parseSse } from "../support/service-process.js";
 
 type Input = ReturnType<typeof runInput>;
@@ -193,10 +193,105 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "CANCELLED" });
   });
 
+  it("cancel of a task parked in input-required: tasks/cancel, and its interrupt is gone", async () => {
+    const first: Input = runInput("ask-input");
+    const asked = await post(first);
+    const { executionId, taskId } = sessionOf(asked.events);
+    const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${executionId}/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId: first.threadId, rosInvocationId: "ros-1" }),
+    });
+    expect(await response.json()).toMatchObject({ status: "cancelled" });
+    await waitFor(() => calls("tasks/cancel").some((call) => (call.params as { id: string }).id === taskId));
+    const interrupt = (asked.events.at(-1) as { outcome: { interrupts: Interrupt[] } }).outcome.interrupts[0]!;
+    const late = await post({
+      ...first,
+      runId: uniqueId("run"),
+      resume: [{ interruptId: interrupt.id, status: "resolved", payload: { freeText: "Red" } }],
+    });
+    expect(late.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "EXECUTION_LOST" });
+  });
+
   it("a client that leaves mid-run has its task cancelled (tasks/cancel)", async () => {
     const opened = await openRun(service.url, runInput("slow-chat"), (raw) => raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"));
     const { taskId } = sessionOf(await parseSse(opened.raw));
     opened.abort();
     await waitFor(() => calls("tasks/cancel").some((call) => (call.params as { id: string }).id === taskId));
+  });
+});
+
+describe("the service in front of an A2A 1.0 agent without iac-code metadata", () => {
+  let harness: Harness;
+  const ids = (extra: Record<string, unknown>) => ({ taskId: "${taskId}", contextId: "${contextId}", ...extra });
+  const agentText = (messageId: string, text: string) => ({ messageId, role: "ROLE_AGENT", parts: [{ text }] });
+  beforeAll(async () => {
+    harness = await startHarness({
+      script: ({ turnIndex }) =>
+        turnIndex === 0
+          ? [
+              script.task(),
+              {
+                delayMs: 0,
+                frame: { statusUpdate: ids({ status: { state: "TASK_STATE_WORKING", message: agentText("m-look", "Looking. ") } }) },
+              },
+              { delayMs: 0, frame: { artifactUpdate: ids({ artifact: { artifactId: "a-plan", parts: [{ text: "Two " }] } }) } },
+              {
+                delayMs: 0,
+                frame: {
+                  artifactUpdate: ids({
+                    append: true,
+                    artifact: {
+                      artifactId: "a-plan",
+                      parts: [{ text: "stacks." }, { data: { stacks: 2 }, mediaType: "application/json" }],
+                    },
+                  }),
+                },
+              },
+              {
+                delayMs: 0,
+                frame: {
+                  statusUpdate: ids({ status: { state: "TASK_STATE_INPUT_REQUIRED", message: agentText("m-ask", "Which region?") } }),
+                },
+              },
+            ]
+          : [
+              { delayMs: 0, frame: { statusUpdate: ids({ status: { state: "TASK_STATE_WORKING" } }) } },
+              { delayMs: 0, frame: { artifactUpdate: ids({ artifact: { artifactId: "a-done", parts: [{ text: "Deployed." }] } }) } },
+              { delayMs: 0, frame: { statusUpdate: ids({ status: { state: "TASK_STATE_COMPLETED" } }) } },
+            ],
+    });
+  });
+  afterAll(() => harness.close());
+
+  it("streams status and artifact text, keeps the data part as the artifact, asks in free text, and the answer finishes the task", async () => {
+    const agent = httpAgent(harness.service.url, { messages: [userMessage("plan")] });
+    const forwardedProps = runInput("").forwardedProps;
+    const asked = await runHttpAgent(agent, { forwardedProps });
+    expect(asked.error).toBeUndefined();
+    await expectValidRun(asked.events);
+    expect(transcript(asked.messages).slice(1, 3)).toEqual([
+      { role: "assistant", content: "Looking. " },
+      { role: "assistant", content: "Two stacks." },
+    ]);
+    const artifact = ofType(asked.events, EventType.CUSTOM).find((event) => event.name === "iac-code.artifact.v1");
+    expect(artifact?.value).toMatchObject({ artifactId: "a-plan", parts: [{ data: { stacks: 2 } }] });
+    const finished = asked.events.at(-1) as { outcome: { type: string; interrupts: Interrupt[] } };
+    expect(finished.outcome.type).toBe("interrupt");
+    const interrupt = finished.outcome.interrupts[0]!;
+    expect(interrupt.message).toBe("Which region?");
+
+    const answered = await runHttpAgent(agent, {
+      forwardedProps: { ...forwardedProps },
+      resume: [{ interruptId: interrupt.id, status: "resolved", payload: { freeText: "Hangzhou" } }],
+    } as never);
+    expect(answered.error).toBeUndefined();
+    await expectValidRun(answered.events);
+    const sent = harness.kernel.received.filter((call) => call.method === "SendStreamingMessage").at(-1)!.params as {
+      message: Record<string, unknown>;
+    };
+    expect(sent.message).toMatchObject({ role: "ROLE_USER", parts: [{ text: "Hangzhou" }] });
+    expect(transcript(answered.messages).at(-1)).toEqual({ role: "assistant", content: "Deployed." });
+    expect(answered.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 });
