@@ -12,7 +12,10 @@ import { isLoopbackHost } from "./a2a/loopback.js";
 import { hostnameOf, originOf } from "./http/origin-guard.js";
 import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel } from "./log.js";
+import { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "./state/lease-ttl.js";
 import { workspaceProblem } from "./workspace.js";
+
+export { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "./state/lease-ttl.js";
 
 export interface Config {
   host: string;
@@ -83,10 +86,6 @@ export const DEFAULT_CLIENT_STALL_S = 120;
 export const DEFAULT_DRAIN_S = 10;
 /** A real kernel loads its model clients and tools before it answers: half a minute, not the demo's split second. */
 export const DEFAULT_KERNEL_START_TIMEOUT_S = 30;
-/** A dead instance's threads wait this long for its leases to expire; a live one renews every third of it. */
-export const DEFAULT_LEASE_TTL_MS = 15_000;
-/** Below this a renewal (every third) would race a loaded machine's event loop. */
-export const MIN_LEASE_TTL_MS = 300;
 
 /** One setting as `--help` tells it: its variable (the flag is named after it, see `flagName`), its default, what it does. */
 export interface Setting {

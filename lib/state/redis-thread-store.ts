@@ -19,6 +19,7 @@
  */
 import { RESP_TYPES } from "redis";
 import { silentLogger, type Logger } from "../log.js";
+import { DEFAULT_LEASE_TTL_MS } from "./lease-ttl.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
@@ -26,10 +27,6 @@ import { StatePersistenceError, StateUnavailableError, type ThreadLease, type Th
 import type { RedisClient } from "./redis-connection.js";
 
 export const DEFAULT_KEY_PREFIX = "iac-code-agui:";
-/** A dead instance's threads wait this long for its leases to expire; a live one renews every third of it. */
-export const DEFAULT_LEASE_TTL_MS = 15_000;
-/** Below this a renewal (every third) would race a loaded machine's event loop. */
-export const MIN_LEASE_TTL_MS = 300;
 
 /** KEYS: thread hash. ARGV: size cap. An integer reply is a state larger than the cap (not read); nil, no state. */
 const LOAD = `
