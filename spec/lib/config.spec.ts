@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "../../lib/a2a/limits.js";
-import { ConfigError, DEFAULT_INTERRUPT_TTL_S, checkLoopbackUrl, flagName, loadConfig } from "../../lib/config.js";
+import { ConfigError, DEFAULT_INTERRUPT_TTL_S, DEFAULT_LEASE_TTL_MS, checkLoopbackUrl, flagName, loadConfig } from "../../lib/config.js";
 
 describe("loadConfig", () => {
   it("has the documented defaults", () => {
@@ -28,6 +28,7 @@ describe("loadConfig", () => {
       maxKernelRecordBytes: DEFAULT_MAX_KERNEL_RECORD_BYTES,
       maxKernelResponseBytes: DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
       logLevel: "info",
+      leaseTtlMs: DEFAULT_LEASE_TTL_MS,
     });
   });
 
@@ -57,6 +58,8 @@ describe("loadConfig", () => {
       IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES: "65536",
       IAC_CODE_AGUI_MAX_KERNEL_RESPONSE_BYTES: "131072",
       IAC_CODE_AGUI_LOG_LEVEL: "debug",
+      IAC_CODE_AGUI_REDIS_URL: "redis://:secret@127.0.0.1:6380/2",
+      IAC_CODE_AGUI_LEASE_TTL_MS: "4000",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -79,6 +82,8 @@ describe("loadConfig", () => {
       maxKernelRecordBytes: 65_536,
       maxKernelResponseBytes: 131_072,
       logLevel: "debug",
+      redisUrl: "redis://:secret@127.0.0.1:6380/2",
+      leaseTtlMs: 4000,
     });
   });
 
@@ -107,6 +112,27 @@ describe("loadConfig", () => {
     expect(() => loadConfig([], { IAC_CODE_AGUI_LOG_LEVEL: "verbose" })).toThrow(
       /IAC_CODE_AGUI_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
     );
+  });
+});
+
+describe("the shared store's settings", () => {
+  it("takes a redis:// or rediss:// URL, and refuses anything else without echoing it (it may hold a password)", () => {
+    expect(loadConfig(["--redis-url", "rediss://db.internal:6380/0"], {}).redisUrl).toBe("rediss://db.internal:6380/0");
+    expect(() => loadConfig([], { IAC_CODE_AGUI_REDIS_URL: "http://127.0.0.1:6379/" })).toThrow(/must be a redis:\/\/ or rediss:\/\/ URL/);
+    const refused = (() => {
+      try {
+        loadConfig([], { IAC_CODE_AGUI_REDIS_URL: "not a url with hunter2" });
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect(refused?.message).not.toContain("hunter2");
+  });
+
+  it("takes the lease TTL in milliseconds, at least 300", () => {
+    expect(loadConfig(["--lease-ttl-ms", "1000"], {}).leaseTtlMs).toBe(1000);
+    expect(() => loadConfig([], { IAC_CODE_AGUI_LEASE_TTL_MS: "299" })).toThrow(/IAC_CODE_AGUI_LEASE_TTL_MS must be an integer ≥ 300/);
   });
 });
 
