@@ -20,7 +20,7 @@ const sorted = (ids: Set<string>) => [...ids].sort();
 /** The step is not over, only its span in this run: `run-ended`, so a view does not draw it done (docs/pipeline-feed.md). */
 function closedWithRun(stepName: string, facts: StepFacts | undefined): AGUIEvent {
   if (facts === undefined) return { type: EventType.STEP_FINISHED, stepName };
-  const { reopened: _reopened, eventType: _eventType, eventId: _eventId, sequence: _sequence, ...step } = facts;
+  const { reopened: _reopened, sequence: _sequence, ...step } = facts;
   return { type: EventType.STEP_FINISHED, stepName, metadata: stepMetadata({ ...step, outcome: "run-ended" }) };
 }
 
