@@ -1,14 +1,16 @@
 /**
  * The sandbox in front of a kernel that lists no fixtures (a bare A2A 1.0
  * server, as any kernel but the demo one): the page says so, hides the
- * fixture list, and still runs what a person types.
+ * fixture list, and still runs what a person types. The same kernel sends
+ * thousands of events as fast as its socket takes them (the demo kernel
+ * takes tens of seconds over 5,000 frames), for the virtual list's test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { startBurstKernel, type BurstKernel } from "../support/burst-kernel.js";
 import { testConfig } from "../support/service.js";
-import { browserTestsRun, openSandbox, sseEvents, type SandboxBrowser } from "./sandbox-run-browser.js";
+import { browserTestsRun, openSandbox, screenshot, sseEvents, type SandboxBrowser } from "./sandbox-run-browser.js";
 
 const describeInBrowser = browserTestsRun ? describe : describe.skip;
 
@@ -46,6 +48,42 @@ describeInBrowser("the sandbox in front of a kernel without a fixture list, in C
     expect(await run.locator(".ev-type").allTextContents()).toEqual(
       expect.arrayContaining(["RUN_STARTED", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]),
     );
+  }, 60_000);
+
+  it("keeps a 5,000-event run smooth: far fewer rows in the DOM than events, and the last one a keypress away", async () => {
+    const { page } = sandbox;
+    await page.click("#new-thread");
+    await page.fill("#message", JSON.stringify({ deltas: 4_996, deltaBytes: 12 }));
+    await page.press("#message", "Enter");
+    const run = page.locator("section.run").last();
+    await run
+      .locator(".pill")
+      .filter({ hasText: /^(finished|run error|stream cut short)$/ })
+      .waitFor({ timeout: 60_000 });
+    expect(await run.locator(".pill").textContent()).toBe("finished");
+    const count = Number((await run.locator(".meta").textContent())!.match(/^(\d+) events/)![1]);
+    expect(count).toBeGreaterThanOrEqual(5_000);
+    expect(await run.locator(".ev").count()).toBeLessThan(count / 10);
+
+    // Scrolled to the run's first rows, then walked through by wheel: rows come and go, the DOM stays small.
+    const timeline = page.locator("#timeline");
+    await timeline.evaluate((element, top) => (element.scrollTop = top), await run.evaluate((section) => section.offsetTop));
+    await run.locator('.ev[data-index="0"]').waitFor();
+    await page.mouse.move(400, 500);
+    for (let i = 0; i < 10; i++) await page.mouse.wheel(0, 2_000);
+    await page.waitForFunction("document.querySelector('.run:last-of-type .ev[data-index=\"0\"]') === null");
+    expect(await run.locator(".ev").count()).toBeLessThan(count / 10);
+
+    await run.locator(".ev").first().focus();
+    await page.keyboard.press("End");
+    await expect(page.locator(".ev:focus .ev-type").textContent()).resolves.toBe("RUN_FINISHED");
+    expect(JSON.parse((await page.textContent("#inspector-body"))!)).toMatchObject({ type: "RUN_FINISHED" });
+    expect(await page.locator(".ev:focus").getAttribute("data-index")).toBe(String(count - 1));
+    await screenshot(page, "sandbox-5000-events", true);
+  }, 120_000);
+
+  it("received only streams that pass the AG-UI checks, and logged no script errors or CSP refusals", async () => {
+    expect(sandbox.streams.length).toBe(2);
     for (const stream of sandbox.streams) await expectValidRun(sseEvents(await stream.body));
     expect(sandbox.problems).toEqual([]);
   }, 60_000);

@@ -2,15 +2,15 @@
  * The sandbox as a stream debugger, driven as a person would in headless
  * Chromium: run anything (the kernel's fixture list, free text, a raw
  * RunAgentInput checked before it goes), attach to a running execution
- * and read its state, read a run on its time axis, find events, and scroll
- * a 5,000-event run. The service fronts a real replay kernel on loopback;
+ * and read its state, read a run on its time axis, and find events (the
+ * 5,000-event run is in sandbox-run-other-kernel, in front of a kernel that
+ * can send that many quickly). The service fronts a real replay kernel on loopback;
  * every stream the page receives is held to the usual AG-UI checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Locator, Page } from "playwright-core";
-import type { FixtureLine, ReplayTurn } from "../../lib/kernel/replay-kernel.js";
 import { expectValidRun } from "../support/agui.js";
-import { script, startHarness, type Harness } from "../support/service.js";
+import { startHarness, type Harness } from "../support/service.js";
 import {
   browserTestsRun,
   CHROMIUM,
@@ -23,31 +23,11 @@ import {
 } from "./sandbox-run-browser.js";
 
 const STREAM_TIMEOUT = 30_000;
-const MANY = "five thousand events";
-const MANY_DELTAS = 4_996;
 const HELD = "slow-chat";
 
 if (!browserTestsRun)
   console.warn(`Skipping the sandbox-run e2e tests: no Chromium at ${CHROMIUM}. Install Debian's chromium package, or set CHROMIUM_PATH.`);
 const describeInBrowser = browserTestsRun ? describe : describe.skip;
-
-/** A turn of thousands of text deltas, at no pace: what the virtual list is for. */
-function manyEvents(): FixtureLine[] {
-  const delta = (i: number): FixtureLine => ({
-    delayMs: 0,
-    frame: {
-      statusUpdate: {
-        taskId: "${taskId}",
-        contextId: "${contextId}",
-        status: {
-          state: "TASK_STATE_WORKING",
-          message: { messageId: "${taskId}-message", role: "ROLE_AGENT", parts: [{ text: `chunk ${i} ` }] },
-        },
-      },
-    },
-  });
-  return [script.task(), script.status("WORKING"), ...Array.from({ length: MANY_DELTAS }, (_, i) => delta(i)), script.status("COMPLETED")];
-}
 
 describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
   let harness: Harness;
@@ -60,7 +40,6 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
   beforeAll(async () => {
     harness = await startHarness({
       timeScale: 1,
-      script: (turn: ReplayTurn) => (turn.text === MANY ? manyEvents() : undefined),
       holdLine: (turn, line, lines) => (turn.text === HELD && line === lines - 1 ? held : undefined),
     });
     sandbox = await openSandbox(harness.service.url);
@@ -242,36 +221,8 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
     await screenshot(page, "sandbox-attach", true);
     await page.click("#attach-panel summary");
   }, 60_000);
-
-  it("keeps a 5,000-event run smooth: far fewer rows in the DOM than events, and the last one a keypress away", async () => {
-    await page.fill("#message", MANY);
-    await page.press("#message", "Enter");
-    const run = lastRun();
-    // The run itself takes tens of seconds: 5,000 kernel frames cost the kernel and the service more than linear time.
-    await finished(run, 180_000);
-    const count = Number((await run.locator(".meta").textContent())!.match(/^(\d+) events/)![1]);
-    expect(count).toBeGreaterThanOrEqual(5_000);
-    expect(await run.locator(".ev").count()).toBeLessThan(count / 10);
-
-    // Scrolled to the run's first rows, then walked through by wheel: rows come and go, the DOM stays small.
-    const timeline = page.locator("#timeline");
-    await timeline.evaluate((element, top) => (element.scrollTop = top), await run.evaluate((section) => section.offsetTop));
-    await run.locator('.ev[data-index="0"]').waitFor();
-    await page.mouse.move(400, 500);
-    for (let i = 0; i < 10; i++) await page.mouse.wheel(0, 2_000);
-    await page.waitForFunction("document.querySelector('.run:last-of-type .ev[data-index=\"0\"]') === null");
-    expect(await run.locator(".ev").count()).toBeLessThan(count / 10);
-
-    await run.locator(".ev").first().focus();
-    await page.keyboard.press("End");
-    await expect(page.locator(".ev:focus .ev-type").textContent()).resolves.toBe("RUN_FINISHED");
-    expect(JSON.parse((await page.textContent("#inspector-body"))!)).toMatchObject({ type: "RUN_FINISHED" });
-    expect(await page.locator(".ev:focus").getAttribute("data-index")).toBe(String(count - 1));
-    await screenshot(page, "sandbox-5000-events", true);
-  }, 240_000);
-
   it("received only streams that pass the AG-UI checks, and logged no script errors or CSP refusals", async () => {
-    expect(sandbox.streams.length).toBeGreaterThanOrEqual(5);
+    expect(sandbox.streams.length).toBeGreaterThanOrEqual(4);
     for (const stream of sandbox.streams) await expectValidRun(sseEvents(await stream.body));
     expect(sandbox.problems).toEqual([]);
   }, 60_000);
