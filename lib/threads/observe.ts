@@ -26,7 +26,7 @@
  * view that watched from the start has.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
-import { catchError, defer, EMPTY, map, merge, of, shareReplay, switchMap, type Observable, type SchedulerLike } from "rxjs";
+import { catchError, EMPTY, map, merge, of, shareReplay, switchMap, take, type Observable, type SchedulerLike } from "rxjs";
 import { messagesSnapshot, readConversation } from "../a2a/history-messages.js";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
@@ -88,13 +88,19 @@ export function observeExecution(
   // The messages are those of the run holding the execution: a client that watched it, or drove it, has them under these ids.
   const messageRunId = execution.runId ?? runId;
   const { taskId } = execution;
-  // Read once for both uses below: nothing live starts before it is in, and a failure to read it ends the stream.
-  // The watched task's messages are named as its live events name them, so the live text goes on in them.
-  const conversation$ = defer(() =>
-    readConversation(deps.a2a, state.contextId, (messageTaskId, kernelId) =>
-      messageTaskId === taskId ? runMessageId(messageRunId, kernelId) : kernelId,
+  // One watch for the snapshot and for the wait below: a hub shared between instances answers after a Redis round trip.
+  const status$ = deps.hub.watch(threadId, () => statusFromState(state)).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+  // Read once for both uses below, once the status snapshot is out: nothing live starts before both are in, and a failure
+  // to read it ends the stream. The watched task's messages are named as its live events name them, so the live text goes on in them.
+  const conversation$ = status$.pipe(
+    take(1),
+    switchMap(() =>
+      readConversation(deps.a2a, state.contextId, (messageTaskId, kernelId) =>
+        messageTaskId === taskId ? runMessageId(messageRunId, kernelId) : kernelId,
+      ),
     ),
-  ).pipe(shareReplay(1));
+    shareReplay(1),
+  );
   const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
   const kernel$ = conversation$.pipe(switchMap(() => (taskId === null ? of(ended) : reattach(deps.a2a, taskId, afterSequence))));
 
@@ -116,7 +122,7 @@ export function observeExecution(
         heartbeatMs: deps.heartbeatMs,
         // The status subscribes first, so its snapshot comes right after the opening events.
         alongside: merge(
-          deps.hub.watch(threadId, () => statusFromState(state)).pipe(toStateEvents()),
+          status$.pipe(toStateEvents()),
           conversation$.pipe(
             map(messagesSnapshot),
             catchError(() => EMPTY),
