@@ -75,10 +75,15 @@ export interface Config {
   leaseTtlMs?: number | undefined;
   /** The A2A dialect the kernel speaks: read from its agent card (`auto`, unset), or fixed (see `a2a/dialect.ts`). */
   a2aDialect?: DialectSetting | undefined;
+  /** The sandbox page and its fixture replay (`GET /sandbox`, `POST /sandbox/replay`): served (`on`, unset) or not at all (`off`). */
+  sandbox?: SandboxSetting | undefined;
 }
 
 export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
 export type ClientToolsPolicy = (typeof CLIENT_TOOLS_POLICIES)[number];
+
+export const SANDBOX_SETTINGS = ["on", "off"] as const;
+export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
 /** Two minutes without a byte taken: longer than any real client on a bad network stays silent (see README). */
@@ -232,6 +237,11 @@ const SETTING_TABLE = {
     default: "auto: from the agent card",
     description: `The A2A dialect the kernel speaks: ${DIALECT_SETTINGS.join(", ")} (auto reads the agent card's protocol version).`,
   },
+  sandbox: {
+    env: "IAC_CODE_AGUI_SANDBOX",
+    default: "on",
+    description: "Whether the sandbox page and its fixture replay are served (on, off); a production service may leave them off.",
+  },
 } as const satisfies Record<keyof Config, Setting>;
 
 /** Each setting's variable, by its `Config` key. */
@@ -377,6 +387,13 @@ function clientTools(raw: string | undefined): ClientToolsPolicy | undefined {
   return policy;
 }
 
+function sandbox(raw: string | undefined): SandboxSetting | undefined {
+  if (raw === undefined) return undefined;
+  const setting = SANDBOX_SETTINGS.find((known) => known === raw);
+  if (!setting) throw new ConfigError(`${SETTINGS.sandbox} must be one of ${SANDBOX_SETTINGS.join(", ")}, got "${raw}".`);
+  return setting;
+}
+
 function logLevel(raw: string | undefined): LogLevel {
   if (raw === undefined) return DEFAULT_LOG_LEVEL;
   if (!isLogLevel(raw)) throw new ConfigError(`${SETTINGS.logLevel} must be one of ${LOG_LEVELS.join(", ")}, got "${raw}".`);
@@ -481,5 +498,6 @@ export function loadConfig(
     redisUrl: redisUrl(read("redisUrl")),
     leaseTtlMs: integer(SETTINGS.leaseTtlMs, read("leaseTtlMs"), DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS),
     a2aDialect: a2aDialect(read("a2aDialect")),
+    sandbox: sandbox(read("sandbox")),
   };
 }

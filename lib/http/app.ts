@@ -65,6 +65,7 @@ export interface AppDependencies {
     | "allowedHosts"
     | "allowedOrigins"
     | "bodyTimeoutS"
+    | "sandbox"
   >;
   a2a: A2AClient;
   store: ThreadStore;
@@ -122,11 +123,14 @@ export function createApp({
       sendError(res, error, requestLanguage(req));
     }),
   );
-  // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
-  // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
-  app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
-  // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
-  app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
+  // Off (IAC_CODE_AGUI_SANDBOX=off), neither the page nor its replay exists: /sandbox/… is a 404 like any unknown path.
+  if (config.sandbox !== "off") {
+    // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
+    // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
+    app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
+    // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
+    app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
+  }
   // Probes come from load balancers, which send no token; they say nothing a token would protect.
   app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
