@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { AGUIEvent } from "@ag-ui/core";
+import { ConfigError, loadConfig } from "../../lib/config.js";
 import { MAX_REPLAY_BODY_BYTES } from "../../lib/http/sandbox-replay.js";
 import { FIXTURES_DIR } from "../../lib/paths.js";
 import { startService, type RunningService } from "../../lib/server.js";
@@ -107,5 +108,30 @@ describe("the sandbox's fixture replay", () => {
     const huge = await replay({ fixture: `# ${"x".repeat(MAX_REPLAY_BODY_BYTES)}\n` });
     expect(huge.status).toBe(413);
     expect(huge.json).toMatchObject({ error: { code: "REQUEST_TOO_LARGE" } });
+  });
+});
+
+describe("the sandbox switched off", () => {
+  it("is read from IAC_CODE_AGUI_SANDBOX or --sandbox: on or off, nothing else", () => {
+    expect(loadConfig([], {}).sandbox).toBeUndefined();
+    expect(loadConfig([], { IAC_CODE_AGUI_SANDBOX: "off" }).sandbox).toBe("off");
+    expect(loadConfig(["--sandbox", "on"], { IAC_CODE_AGUI_SANDBOX: "off" }).sandbox).toBe("on");
+    expect(() => loadConfig([], { IAC_CODE_AGUI_SANDBOX: "no" })).toThrow(ConfigError);
+  });
+
+  it("serves neither the page nor the replay", async () => {
+    const service = await startService(testConfig({ a2aUrl: NO_KERNEL, authToken: TOKEN, sandbox: "off" }));
+    try {
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      for (const route of ["/sandbox", "/sandbox/main.js", "/sandbox/fixtures"]) {
+        const response = await fetch(`${service.url}${route}`, { headers });
+        expect([route, response.status]).toEqual([route, 404]);
+      }
+      const replayed = await postRun(`${service.url}/sandbox/replay`, { fixture: fixture("chat"), timeScale: 0 }, headers);
+      expect(replayed.status).toBe(404);
+      expect(replayed.json).toMatchObject({ error: { code: "NOT_FOUND" } });
+    } finally {
+      await service.close();
+    }
   });
 });
