@@ -28,8 +28,6 @@ export interface RedisConnectionOptions {
 
 export interface RedisConnection {
   client: RedisClient;
-  /** Whether Redis answers now (a PING within the command timeout). */
-  available(): Promise<boolean>;
   /** Closes the connection: gracefully when it is up, at once when it is not. */
   close(): Promise<void>;
 }
@@ -78,14 +76,6 @@ export async function connectRedis(url: string, options: RedisConnectionOptions 
 
   return {
     client,
-    async available() {
-      if (!client.isReady) return false;
-      try {
-        return (await client.ping()) === "PONG";
-      } catch {
-        return false;
-      }
-    },
     async close() {
       if (!client.isOpen) return;
       if (client.isReady) await client.close();

@@ -6,6 +6,7 @@
  * - `<prefix>thread:{<stem>}`, a hash: `state`, the same document the file
  *   store writes (same projection, schema and size cap), and `leases`, the
  *   count of leases ever taken on the thread, which is the fencing token.
+ *   A hash that never got a state expires a day after its last lease.
  * - `<prefix>lease:{<stem>}`: the token of the lease that holds the thread,
  *   expiring after the lease TTL unless its holder renews it (every third
  *   of the TTL). A dead instance blocks its threads for at most one TTL.
@@ -27,6 +28,13 @@ import { StatePersistenceError, StateUnavailableError, type ThreadLease, type Th
 import type { RedisClient } from "./redis-connection.js";
 
 export const DEFAULT_KEY_PREFIX = "iac-code-agui:";
+/**
+ * A thread leased but never written (a resume of an unknown thread, say)
+ * keeps only its lease count, for this long after its last lease: no key
+ * is left behind for good by requests that stored nothing. Far longer than
+ * any lease lives, so a token is never handed out twice while it could matter.
+ */
+export const UNWRITTEN_THREAD_KEPT_MS = 24 * 60 * 60 * 1000;
 
 /** KEYS: thread hash. ARGV: size cap. An integer reply is a state larger than the cap (not read); nil, no state. */
 const LOAD = `
@@ -34,10 +42,14 @@ local size = redis.call('HSTRLEN', KEYS[1], 'state')
 if size > tonumber(ARGV[1]) then return size end
 return redis.call('HGET', KEYS[1], 'state')`;
 
-/** KEYS: thread hash, lease key. ARGV: TTL ms. 0 when the thread is held, else the new lease's token. */
+/**
+ * KEYS: thread hash, lease key. ARGV: TTL ms, how long a hash with no state
+ * is kept. 0 when the thread is held, else the new lease's token.
+ */
 const ACQUIRE = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local token = redis.call('HINCRBY', KEYS[1], 'leases', 1)
+if redis.call('HEXISTS', KEYS[1], 'state') == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 redis.call('SET', KEYS[2], token, 'PX', ARGV[1])
 return token`;
 
@@ -55,6 +67,7 @@ return redis.call('DEL', KEYS[1])`;
 const SAVE = `
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
+redis.call('PERSIST', KEYS[1])
 return 1`;
 
 /** Runs `renew` every `everyMs` until the returned function is called. */
@@ -148,7 +161,10 @@ export class RedisThreadStore implements ThreadStore {
     const leaseKey = this.leaseKey(threadId);
     let token: unknown;
     try {
-      token = await this.#client.eval(ACQUIRE, { keys: [key, leaseKey], arguments: [String(this.leaseTtlMs)] });
+      token = await this.#client.eval(ACQUIRE, {
+        keys: [key, leaseKey],
+        arguments: [String(this.leaseTtlMs), String(Math.max(UNWRITTEN_THREAD_KEPT_MS, 100 * this.leaseTtlMs))],
+      });
     } catch (error) {
       throw new StateUnavailableError(`thread lease ${leaseKey}: ${unreachable(error)}`, { cause: error });
     }

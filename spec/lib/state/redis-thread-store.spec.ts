@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
-import { RedisThreadStore, type RenewalSchedule } from "../../../lib/state/redis-thread-store.js";
+import { RedisThreadStore, UNWRITTEN_THREAD_KEPT_MS, type RenewalSchedule } from "../../../lib/state/redis-thread-store.js";
 import { StatePersistenceError, StateUnavailableError } from "../../../lib/state/thread-store.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { describeThreadStoreContract } from "./thread-store-contract.js";
@@ -79,6 +79,23 @@ describe("RedisThreadStore: keys", () => {
     expect(ttl).toBeLessThanOrEqual(10_000);
     await lease!.release();
     expect(await raw.client.exists(store.leaseKey("t"))).toBe(0);
+    await store.close();
+  });
+
+  it("lets the hash of a thread leased but never written expire, and keeps one with state for good", async () => {
+    const store = await storeOn(`test-${randomUUID()}:`);
+    const unwritten = await store.tryAcquire("unwritten");
+    await unwritten!.release();
+    const kept = await raw.client.pTTL(store.threadKey("unwritten"));
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(UNWRITTEN_THREAD_KEPT_MS);
+    const written = await store.tryAcquire("unwritten");
+    await store.save(threadState("unwritten"), written);
+    expect(await raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
+    await written!.release();
+    // A later lease leaves a hash with state as it is.
+    await (await store.tryAcquire("unwritten"))!.release();
+    expect(await raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
     await store.close();
   });
 
