@@ -11,6 +11,7 @@ import { ERROR_CODES } from "../../lib/errors.js";
 import { METRICS_PREFIX } from "../../lib/metrics/service-metrics.js";
 import { FileThreadStore } from "../../lib/state/file-thread-store.js";
 import { expectValidRun } from "../support/agui.js";
+import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { postRun, runInput, startHarness, uniqueId, type Harness } from "../support/service.js";
 
 const TOKEN = "metrics-secret";
@@ -176,5 +177,67 @@ describe("GET /metrics", () => {
         .map(([name, label]) => `${sample.name}{${name}="${label}"}`),
     );
     expect(outside).toEqual([]);
+  });
+});
+
+describe("GET /metrics with the Redis store", () => {
+  let redis: RedisServer;
+  const services: Harness[] = [];
+  let releaseHeldRun: () => void = () => undefined;
+  const heldRun = new Promise<void>((resolve) => (releaseHeldRun = resolve));
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    // Two services on one Redis, in front of one kernel each: a thread one of them runs is busy for the other.
+    for (let i = 0; i < 2; i++) {
+      services.push(
+        await startHarness(
+          { holdLine: (turn, index, count) => (turn.text === "slow-chat" && index === count - 1 ? heldRun : undefined) },
+          { authToken: TOKEN, redisUrl: redis.url },
+        ),
+      );
+    }
+  }, 30_000);
+  afterAll(async () => {
+    releaseHeldRun();
+    for (const service of services) await service.close();
+    await redis.stop();
+  });
+
+  const scrape = async (harness: Harness) => {
+    const response = await fetch(`${harness.service.url}/metrics`, { headers: auth });
+    expect(response.status).toBe(200);
+    return samplesOf(await response.text());
+  };
+  const count = (samples: Sample[], name: string, labels: Record<string, string>) =>
+    samples
+      .filter((sample) => sample.name === name && Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted))
+      .reduce((sum, sample) => sum + sample.value, 0);
+
+  it("times the Redis store's operations and counts the lease another instance holds", async () => {
+    const [first, second] = services as [Harness, Harness];
+    const threadId = uniqueId("thread");
+    const abort = new AbortController();
+    const response = await fetch(first.service.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      signal: abort.signal,
+      body: JSON.stringify(runInput("slow-chat", { threadId })),
+    });
+    const reader = response.body!.getReader();
+    await reader.read(); // RUN_STARTED: the first service holds the thread's lease in Redis now
+
+    const busy = await postRun(second.service.url, runInput("chat", { threadId }), auth);
+    expect(busy.json).toMatchObject({ error: { code: "THREAD_BUSY" } });
+    const elsewhere = await scrape(second);
+    expect(count(elsewhere, "iac_code_agui_lease_conflicts_total", {})).toBe(1);
+    expect(count(elsewhere, "iac_code_agui_state_store_duration_seconds_count", { operation: "tryAcquire", outcome: "ok" })).toBe(1);
+
+    const here = await scrape(first);
+    expect(count(here, "iac_code_agui_lease_conflicts_total", {})).toBe(0);
+    expect(count(here, "iac_code_agui_state_store_duration_seconds_count", { operation: "load", outcome: "ok" })).toBeGreaterThanOrEqual(1);
+    expect(count(here, "iac_code_agui_state_store_duration_seconds_count", { operation: "save", outcome: "ok" })).toBeGreaterThanOrEqual(1);
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
   });
 });
