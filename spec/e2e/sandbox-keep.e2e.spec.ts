@@ -132,12 +132,35 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
     await screenshot(page, "sandbox-keep-replay", true);
   }, 60_000);
 
+  it("goes on with a replayed fixture's next turn, picked as an answer would pick it", async () => {
+    await page.click("#new-thread");
+    const recording = path.join(dir, "permission-recording.jsonl");
+    copyFileSync(path.join(FIXTURES_DIR, "permission.jsonl"), recording);
+    await page.setInputFiles("#open-file", recording);
+    const paused = runSection(page, 0);
+    await finished(paused);
+    await expect(paused.locator(".pill").textContent()).resolves.toBe("waiting for an answer");
+    const turns = paused.locator(".replay-turns button");
+    await turns.nth(1).waitFor();
+    await expect(turns.allTextContents()).resolves.toEqual([
+      'Replay turn 1 · "decision":"allow_once"',
+      'Replay turn 1 · "decision":"deny"',
+    ]);
+    await turns.filter({ hasText: "deny" }).click();
+    const denied = runSection(page, 1);
+    await denied.locator(".run-title", { hasText: 'turn 1 · "decision":"deny"' }).waitFor();
+    await finished(denied);
+    await expect(denied.locator(".pill").textContent()).resolves.toBe("finished");
+    await expect(denied.locator(".ev-type", { hasText: "TOOL_CALL_RESULT" }).count()).resolves.toBe(1);
+  }, 60_000);
+
   it("says so when a file is neither a saved run nor a fixture", async () => {
     const junk = path.join(dir, "notes.txt");
     writeFileSync(junk, "just some notes\n");
+    const runs = await page.locator("section.run").count();
     await page.setInputFiles("#open-file", junk);
     await page.locator("#status", { hasText: /^notes\.txt: this is neither a saved run/ }).waitFor({ state: "attached" });
-    await expect(page.locator("section.run").count()).resolves.toBe(1);
+    await expect(page.locator("section.run").count()).resolves.toBe(runs);
   });
 
   it("logged no script errors or CSP refusals", () => {

@@ -172,12 +172,30 @@ function errorText(text) {
 }
 
 /**
- * A fixture replayed by the service, at its recorded pace, into a new run
- * section. Not a run of the page's thread: nothing to answer or resume.
- * @param {Parameters<typeof keepControls>[0]} page @param {string} text @param {string} name
+ * The later turns a fixture has sections for (`{"turn": N, "when"?: "…"}`
+ * lines), in file order: what a replay that pauses can go on with.
+ * @param {string} text @returns {{ turn: number, when: string | undefined }[]}
  */
-async function replay(page, text, name) {
-  const model = page.newModel(`replay · ${name}`);
+export function laterTurns(text) {
+  return text
+    .split(/\r?\n/)
+    .map((line) => (line.trim().startsWith("{") ? parseJsonLine(line.trim()) : undefined))
+    .filter((value) => value && Number.isInteger(value.turn) && value.turn > 0)
+    .map((value) => ({ turn: value.turn, when: typeof value.when === "string" ? value.when : undefined }));
+}
+
+/**
+ * A fixture replayed by the service, at its recorded pace, into a new run
+ * section. Not a run of the page's thread: a pause cannot be answered, but
+ * the fixture's later turns can be replayed, each section as the answer
+ * that picks it would.
+ * @param {Parameters<typeof keepControls>[0]} page @param {string} text @param {string} name
+ * @param {{ turn: number, when: string | undefined }} [section]
+ */
+async function replay(page, text, name, section = { turn: 0, when: undefined }) {
+  const title =
+    section.turn === 0 ? `replay · ${name}` : `replay · ${name} · turn ${section.turn}${section.when ? ` · ${section.when}` : ""}`;
+  const model = page.newModel(title);
   const view = page.timeline.addRun(model);
   const tools = keepRun(view);
   const started = performance.now();
@@ -185,7 +203,7 @@ async function replay(page, text, name) {
     const response = await fetch("/sandbox/replay", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...page.headers() },
-      body: JSON.stringify({ fixture: text }),
+      body: JSON.stringify({ fixture: text, turn: section.turn, answer: section.when ?? "" }),
     });
     if (!response.ok || !response.body || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
       model.status = "refused";
@@ -211,6 +229,22 @@ async function replay(page, text, name) {
     view.renderChart();
     page.say(`Replay of ${name}: ${model.status}.`);
   }
+  const next = laterTurns(text).filter((later) => later.turn === section.turn + 1);
+  if (model.status === "interrupt" && next.length > 0)
+    view.attach(
+      h(
+        "div",
+        { class: "replay-turns" },
+        h("p", {}, "A replay cannot be answered; play the fixture's next turn instead:"),
+        next.map((later) =>
+          h(
+            "button",
+            { type: "button", onclick: () => void replay(page, text, name, later) },
+            `Replay turn ${later.turn}${later.when ? ` · ${later.when}` : ""}`,
+          ),
+        ),
+      ),
+    );
 }
 
 /**
@@ -220,7 +254,7 @@ async function replay(page, text, name) {
  *   compareA: HTMLSelectElement,
  *   compareB: HTMLSelectElement,
  *   compare: HTMLButtonElement,
- *   timeline: { root: HTMLElement, addRun: (model: RunModel) => View & { addEvent(entry: any): void, update(): void, renderChart(): void } },
+ *   timeline: { root: HTMLElement, addRun: (model: RunModel) => View & { addEvent(entry: any): void, update(): void, renderChart(): void, attach(element: HTMLElement): void } },
  *   newModel: (title: string) => RunModel,
  *   headers: () => Record<string, string>,
  *   say: (message: string) => void,
