@@ -95,6 +95,7 @@ describe("Redis stopped and started under load", () => {
       await cluster.redis.restart();
     }
 
+    for (const url of urls) await eventually(async () => (await fetch(`${url}/ready`)).status === 200);
     const restartedAt = outcomes.length;
     await eventually(() => outcomes.slice(restartedAt).filter((outcome) => outcome.code === "finished").length >= threads.length * 2);
     loading = false;
