@@ -14,7 +14,7 @@ import { openRun, parseSse } from "../support/service-process.js";
 import { postRun, runInput, uniqueId } from "../support/service.js";
 import { eventually, gate, startCluster, type Cluster } from "./cluster.js";
 
-const LEASE_TTL_MS = 2000;
+const LEASE_TTL_MS = 3000;
 
 let cluster: Cluster;
 let hold: HoldLine | undefined;
