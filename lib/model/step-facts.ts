@@ -65,30 +65,19 @@ export const IAC_CODE_METADATA = "iac-code";
 
 const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
-/**
- * Only the fields that have a value: AG-UI and its clients want absent
- * optionals omitted, never null. Copied rather than deleted from: an object
- * that loses properties turns slow for every later stage that reads it.
- */
-function defined<T extends object>(fields: T): T {
-  const out = {} as T;
-  for (const key in fields) if (fields[key] !== undefined) out[key] = fields[key];
-  return out;
-}
-
 function parentOf(envelope: PipelineEnvelope, step: JsonObject | undefined): StepParent | undefined {
   const candidate = isJsonObject(envelope.candidate) ? envelope.candidate : undefined;
   const stepId = nonEmptyString(step?.id);
   const candidateId = candidate ? (nonEmptyString(candidate.id) ?? nonEmptyString(candidate.runId)) : undefined;
   if (candidate === undefined || stepId === undefined || candidateId === undefined) return undefined;
-  return defined({
+  return {
     stepId,
     stepRunId: nonEmptyString(step?.runId),
     candidateId,
     candidateRunId: nonEmptyString(candidate.runId),
     candidateIndex: num(candidate.index),
     candidateName: nonEmptyString(candidate.name),
-  });
+  };
 }
 
 function outcomeOf(envelope: PipelineEnvelope, data: JsonObject): StepOutcome {
@@ -101,8 +90,9 @@ function errorOf(data: JsonObject): StepFacts["error"] {
   const error = data.error;
   if (typeof error === "string") return { message: error };
   if (!isJsonObject(error)) return undefined;
-  const fields = defined({ code: nonEmptyString(error.code), message: nonEmptyString(error.message) });
-  return Object.keys(fields).length > 0 ? fields : undefined;
+  const code = nonEmptyString(error.code);
+  const message = nonEmptyString(error.message);
+  return code === undefined && message === undefined ? undefined : { code, message };
 }
 
 /**
@@ -117,7 +107,9 @@ export function stepFactsOf(envelope: PipelineEnvelope, key: string, phase: "sta
   const at = nonEmptyString(envelope.createdAt);
   const parent = inner !== outer ? parentOf(envelope, outer) : undefined;
   const resumes = envelope.eventType === "input_received";
-  return defined<StepFacts>({
+  // Every field written, undefined or not: all facts then share one shape, which every later stage reads
+  // faster (the chain bench lost a fifth to objects of many shapes), and JSON leaves undefined out anyway.
+  return {
     schemaVersion: 1,
     key,
     stepId: nonEmptyString(inner?.id) ?? key,
@@ -137,7 +129,7 @@ export function stepFactsOf(envelope: PipelineEnvelope, key: string, phase: "sta
     outcome: phase === "finished" ? outcomeOf(envelope, data) : undefined,
     error: phase === "finished" ? errorOf(data) : undefined,
     reopened: resumes ? true : undefined,
-  });
+  };
 }
 
 /** What a span knows of a step from its key alone (a step reopened from the thread's durable set). */
