@@ -221,6 +221,42 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
     await screenshot(page, "sandbox-attach", true);
     await page.click("#attach-panel summary");
   }, 60_000);
+  it("applies STATE_DELTA as RFC 6902 JSON Patch, to a copy, and refuses a patch that does not apply", async () => {
+    const results = await page.evaluate(async () => {
+      const { applyPatch } = (await import("/sandbox/json-patch.js" as string)) as {
+        applyPatch: (document: unknown, patch: unknown[]) => unknown;
+      };
+      const state = { a: { b: [1, 2] }, "x/y": 1, "t~": 2 };
+      const tryPatch = (patch: unknown[]) => {
+        try {
+          return applyPatch(state, patch);
+        } catch (error) {
+          return `error: ${(error as Error).message}`;
+        }
+      };
+      return {
+        patched: tryPatch([
+          { op: "add", path: "/a/b/1", value: 9 },
+          { op: "add", path: "/a/b/-", value: 3 },
+          { op: "remove", path: "/x~1y" },
+          { op: "replace", path: "/t~0", value: "two" },
+          { op: "copy", from: "/a/b", path: "/c" },
+          { op: "move", from: "/c/0", path: "/d" },
+          { op: "test", path: "/d", value: 1 },
+        ]),
+        root: tryPatch([{ op: "replace", path: "", value: { fresh: true } }]),
+        failedTest: tryPatch([{ op: "test", path: "/a/b/0", value: 5 }]),
+        missing: tryPatch([{ op: "remove", path: "/nope" }]),
+        unchanged: state,
+      };
+    });
+    expect(results.patched).toEqual({ a: { b: [1, 9, 2, 3] }, "t~": "two", c: [9, 2, 3], d: 1 });
+    expect(results.root).toEqual({ fresh: true });
+    expect(results.failedTest).toBe("error: test failed at /a/b/0");
+    expect(results.missing).toBe("error: /nope: no such path");
+    expect(results.unchanged).toEqual({ a: { b: [1, 2] }, "x/y": 1, "t~": 2 });
+  });
+
   it("received only streams that pass the AG-UI checks, and logged no script errors or CSP refusals", async () => {
     expect(sandbox.streams.length).toBeGreaterThanOrEqual(4);
     for (const stream of sandbox.streams) await expectValidRun(sseEvents(await stream.body));
