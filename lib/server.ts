@@ -86,7 +86,7 @@ export async function startService(
   const supervision: ServiceOptions["kernelSupervision"] = {
     ...kernelSupervision,
     onEvent: (event) => {
-      if (event.type === "ready") agentCard?.forget();
+      if (event.type === "ready") agentCard?.refresh();
       kernelSupervision?.onEvent?.(event);
     },
   };

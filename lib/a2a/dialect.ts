@@ -131,4 +131,10 @@ export class AgentCardSource {
   forget(): void {
     this.#known = undefined;
   }
+
+  /** The agent has changed, or may have (a restart): its card is read again now, so `/health` names the new one. */
+  refresh(): void {
+    this.forget();
+    void this.agent();
+  }
 }
