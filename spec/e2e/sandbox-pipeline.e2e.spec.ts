@@ -185,6 +185,28 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/waiting for an answer/);
   }, 60_000);
 
+  it("draws the same graph in a view attached to the paused execution, from the service's own read-model", async () => {
+    await newThread();
+    await runFixture(page, "pipeline-permission");
+    const run = runSection(page, 0);
+    await finished(run);
+    await nodeReaches(run, "deploy", "running");
+    // The run's session event filled in the attach form; the execution waits for the permission, so it can be watched.
+    await page.click("#attach-panel summary");
+    await page.click("#attach");
+    const attached = runSection(page, 1);
+    await expect(attached.locator(".run-title").textContent()).resolves.toMatch(/^attached · /);
+    await finished(attached);
+    await nodeReaches(attached, "validate", "done");
+    await nodeReaches(attached, "deploy", "running");
+    const nodes = (section: Locator) =>
+      graphOf(section)
+        .locator(".node")
+        .evaluateAll((all) => all.map((node) => `${node.getAttribute("data-step")} ${node.getAttribute("class")}`));
+    expect(await nodes(attached)).toEqual(await nodes(run));
+    await page.click("#attach-panel summary");
+  }, 60_000);
+
   it("offers each choice of a deployment confirmation once", async () => {
     await newThread();
     await runFixture(page, "deploy-confirm");
