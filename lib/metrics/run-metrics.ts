@@ -4,7 +4,7 @@
  * looks at each event's type and nothing else.
  */
 import { EventType } from "@ag-ui/core";
-import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { defer, finalize, tap, type MonoTypeOperatorFunction } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { SseItem } from "../run-pipeline.js";
 import { isGuidanceRun } from "../threads/guidance.js";
@@ -18,34 +18,28 @@ import { codeLabel, secondsSince, type RunKind, type RunOutcome, type ServiceMet
  * code, or `abandoned` when its client left before either.
  */
 export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedAt: number): MonoTypeOperatorFunction<SseItem> {
+  // rxjs's own tap and finalize: a subscriber that leaves during a synchronous burst stops the run at once.
   return (run$) =>
-    new Observable<SseItem>((subscriber) => {
+    defer(() => {
       metrics.runsStarted.inc({ kind });
       let first = true;
       let outcome: RunOutcome = "abandoned";
       let code: string | undefined;
-      const subscription = run$.subscribe({
-        next: (item) => {
+      return run$.pipe(
+        tap((item) => {
           if (first) {
             first = false;
             metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
           }
-          if (item !== HEARTBEAT) {
-            if (item.type === EventType.RUN_FINISHED) outcome = item.outcome?.type === "interrupt" ? "interrupt" : "success";
-            else if (item.type === EventType.RUN_ERROR) {
-              outcome = "error";
-              code = item.code;
-            }
+          if (item === HEARTBEAT) return;
+          if (item.type === EventType.RUN_FINISHED) outcome = item.outcome?.type === "interrupt" ? "interrupt" : "success";
+          else if (item.type === EventType.RUN_ERROR) {
+            outcome = "error";
+            code = item.code;
           }
-          subscriber.next(item);
-        },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" });
-      };
+        }),
+        finalize(() => metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" })),
+      );
     });
 }
 

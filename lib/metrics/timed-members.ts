@@ -7,7 +7,7 @@
  * Observable, from its subscription until its first item (or its end, or
  * its error); anything else is passed through untimed.
  */
-import { isObservable, Observable } from "rxjs";
+import { defer, isObservable, tap, type Observable } from "rxjs";
 import { secondsSince } from "./service-metrics.js";
 
 export type Outcome = "ok" | "error";
@@ -44,7 +44,8 @@ export function timedMembers<T extends object>(target: T, record: TimingSink): T
 
 /** The stream as it was, timed from each subscription to its first item, end or error: one check per item after that. */
 function untilFirstItem<V>(source: Observable<V>, method: string, record: TimingSink): Observable<V> {
-  return new Observable<V>((subscriber) => {
+  // rxjs's own tap: a subscriber that leaves during a synchronous burst stops the stream at once.
+  return defer(() => {
     const startedAt = performance.now();
     let timing = true;
     const done = (outcome: Outcome, answer: unknown) => {
@@ -52,19 +53,12 @@ function untilFirstItem<V>(source: Observable<V>, method: string, record: Timing
       timing = false;
       record(method, outcome, secondsSince(startedAt), answer);
     };
-    return source.subscribe({
-      next: (item) => {
-        if (timing) done("ok", item);
-        subscriber.next(item);
-      },
-      error: (error: unknown) => {
-        done("error", error);
-        subscriber.error(error);
-      },
-      complete: () => {
-        done("ok", undefined);
-        subscriber.complete();
-      },
-    });
+    return source.pipe(
+      tap({
+        next: (item) => timing && done("ok", item),
+        error: (error: unknown) => done("error", error),
+        complete: () => done("ok", undefined),
+      }),
+    );
   });
 }
