@@ -107,6 +107,7 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
       "assistant · Candidate A: single zone",
       "assistant · Candidate B: two zones behind an SLB",
     ]);
+    await expect(run.locator(".span-label.kind-reasoning").getAttribute("title")).resolves.toBe("reasoning · plan");
     // Closed, the candidates are still siblings in the chart.
     const candidateRows = run.locator(".span-row").filter({ has: page.locator('.span-label[title^="candidate:"]') });
     expect(await depthOf(candidateRows.nth(1))).toBe(await depthOf(candidateRows.nth(0)));

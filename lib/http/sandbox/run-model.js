@@ -167,8 +167,18 @@ export class RunModel {
         span.failed = event.metadata?.["iac-code"]?.status === "failed";
         return span;
       }
-      case "REASONING_START":
-        return this.#open(`reasoning:${event.messageId}`, "reasoning", String(event.messageId), index);
+      case "REASONING_START": {
+        // Named like a message: whose thinking it is says more than its id.
+        const { owner, candidate } = this.ownerOf(String(event.messageId));
+        const span = this.#open(
+          `reasoning:${event.messageId}`,
+          "reasoning",
+          owner ? `reasoning · ${owner}` : String(event.messageId),
+          index,
+        );
+        span.candidate = candidate;
+        return span;
+      }
       case "REASONING_MESSAGE_START":
       case "REASONING_MESSAGE_END":
         return this.byKey.get(`reasoning:${event.messageId}`) ?? this.#lastOpen("reasoning");
