@@ -53,19 +53,22 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
   // slow-chat's last line waits until the test has acted; drops' first line after the cut waits for the re-subscribe.
   const slow = new HeldLines("slow-chat", -1);
   const dropped = new HeldLines("drops", -2);
+  const observed = new HeldLines("/slow-chat", -1);
 
   beforeAll(async () => {
     // The SDK warns of what the tests do on purpose (a re-subscribe to a finished task).
     jest.spyOn(console, "warn").mockImplementation(() => undefined);
     kernel = await startReplayKernelV03({
       timeScale: 0,
-      holdLine: (turn, index, count) => slow.hold(turn, index, count) ?? dropped.hold(turn, index, count),
+      holdLine: (turn, index, count) =>
+        slow.hold(turn, index, count) ?? dropped.hold(turn, index, count) ?? observed.hold(turn, index, count),
     });
     service = await startService(testConfig({ a2aUrl: kernel.url }));
   });
   afterAll(async () => {
     slow.release();
     dropped.release();
+    observed.release();
     await service.close();
     await kernel.close();
     jest.restoreAllMocks();
@@ -211,6 +214,23 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
       resume: [{ interruptId: interrupt.id, status: "resolved", payload: { freeText: "Red" } }],
     });
     expect(late.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "EXECUTION_LOST" });
+  });
+
+  it("an observer of a live run follows it (tasks/get, tasks/resubscribe) to its end", async () => {
+    const input = runInput("/slow-chat");
+    const opened = await openRun(service.url, input, (raw) => raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"));
+    const { executionId } = sessionOf(await parseSse(opened.raw));
+    const resubscribes = calls("tasks/resubscribe").length;
+    const watching = postRun(`${service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, { threadId: input.threadId });
+    await waitFor(() => calls("tasks/resubscribe").length > resubscribes);
+    // As for drops: the SDK joins the task's events within the turn that answers the snapshot.
+    await new Promise((resolve) => setImmediate(resolve));
+    observed.release();
+    const [watched, own] = [await watching, await parseSse(await opened.rest)];
+    await expectValidRun(watched.events);
+    await expectValidRun(own);
+    expect(watched.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(own.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 
   it("a client that leaves mid-run has its task cancelled (tasks/cancel)", async () => {
