@@ -20,7 +20,10 @@
  * watcher starts from the thread's stored state, as it does in one process.
  * A Redis that cannot be reached costs observers their live status, never a
  * run: the run's writes are logged and dropped, a watcher shows the stored
- * state's status.
+ * state's status (at once when Redis refuses, after `snapshotTimeoutMs`
+ * when it does not answer). A status published while a watcher's channel
+ * was away is not sent again, but each status is the whole read-model: the
+ * next one brings the watcher up to date.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { Observable } from "rxjs";
@@ -38,6 +41,8 @@ export interface RedisStatusHubOptions {
   prefix?: string;
   /** How long an active run's status outlives its last event: a bound for one whose instance died. */
   activeTtlMs?: number;
+  /** How long a watcher waits for its snapshot before it shows the stored state's status (observers wait on it). */
+  snapshotTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -48,6 +53,8 @@ interface Stamped {
 }
 
 const DEFAULT_ACTIVE_TTL_MS = 10 * 60_000;
+/** Past the thread store's own command timeout (`state/redis-connection.ts`): a Redis that answers at all answers first. */
+const DEFAULT_SNAPSHOT_TIMEOUT_MS = 3000;
 
 // KEYS[1] the thread's status key; ARGV: the status JSON, whether its run is active, the key's time to live, the channel.
 const PUBLISH_STATUS = `
@@ -121,6 +128,7 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
   readonly #channels: ChannelListeners;
   readonly #prefix: string;
   readonly #activeTtlMs: number;
+  readonly #snapshotTimeoutMs: number;
   readonly #log: Logger;
   /** The status of each run this instance feeds, while it is active. */
   readonly #fed = new Map<string, ThreadStatus>();
@@ -130,8 +138,10 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
     channels,
     prefix = "iac-code-agui:",
     activeTtlMs = DEFAULT_ACTIVE_TTL_MS,
+    snapshotTimeoutMs = DEFAULT_SNAPSHOT_TIMEOUT_MS,
     log = silentLogger,
   }: RedisStatusHubOptions) {
+    this.#snapshotTimeoutMs = snapshotTimeoutMs;
     this.#redis = redis;
     this.#channels = new ChannelListeners(channels);
     this.#prefix = prefix;
@@ -180,26 +190,32 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
         if (waiting) waiting.push(stamped);
         else show(stamped);
       };
+      // Out once: the snapshot read, or the stored state's status when Redis does not answer in time. A watcher
+      // then goes on with what the channel brings, if it can: every status published is newer than a stored state.
+      const snapshotOut = (snapshot: Stamped) => {
+        clearTimeout(deadline);
+        if (subscriber.closed) return;
+        show(snapshot);
+        const early = waiting ?? [];
+        waiting = undefined;
+        early.forEach(show);
+      };
+      const storedStateInstead = (error: unknown) => {
+        this.#log.warn({ ...errorFields(error), threadId }, "the shared thread status could not be read: showing the stored state's");
+        snapshotOut({ sequence: 0, status: seed() });
+      };
+      const deadline = setTimeout(() => storedStateInstead(new Error("no answer in time")), this.#snapshotTimeoutMs);
       const channel = this.#channel(threadId);
       this.#channels
         .add(channel, listener)
         .then(() => this.#redis.eval("return redis.call('GET', KEYS[1])", { keys: [this.#key(threadId)], arguments: [] }))
         .then(
-          (stored) => (typeof stored === "string" ? parseStamped(stored) : { sequence: 0, status: seed() }),
-          (error: unknown): Stamped => {
-            this.#log.warn({ ...errorFields(error), threadId }, "the shared thread status could not be read: showing the stored state's");
-            return { sequence: Number.MAX_SAFE_INTEGER, status: seed() };
-          },
+          (stored) => snapshotOut(typeof stored === "string" ? parseStamped(stored) : { sequence: 0, status: seed() }),
+          storedStateInstead,
         )
-        .then((snapshot) => {
-          if (subscriber.closed) return;
-          show(snapshot);
-          const early = waiting ?? [];
-          waiting = undefined;
-          early.forEach(show);
-        })
         .catch((error: unknown) => subscriber.error(error));
       return () => {
+        clearTimeout(deadline);
         this.#channels
           .remove(channel, listener)
           .catch((error: unknown) => this.#log.warn({ ...errorFields(error), threadId }, "leaving a thread status channel failed"));

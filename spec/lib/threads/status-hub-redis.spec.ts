@@ -10,6 +10,7 @@ import { firstValueFrom, type Subscription } from "rxjs";
 import { initialThreadStatus, type ThreadStatus } from "../../../lib/model/thread-status.js";
 import type { RedisScripting } from "../../../lib/threads/redis-scripting.js";
 import { RedisThreadStatusHub } from "../../../lib/threads/status-hub-redis.js";
+import { connectRedis } from "../../../lib/state/redis-connection.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
 type Client = ReturnType<typeof createClient>;
@@ -35,8 +36,11 @@ describe("RedisThreadStatusHub", () => {
   let server: RedisServer;
   const clients: Client[] = [];
   const watching: Subscription[] = [];
+  const closing: Array<{ close(): Promise<unknown> }> = [];
   const connect = async () => {
     const client = createClient({ url: server.url });
+    // The restart spec stops the server under every connection.
+    client.on("error", () => undefined);
     await client.connect();
     clients.push(client);
     return client;
@@ -62,7 +66,7 @@ describe("RedisThreadStatusHub", () => {
     watching.splice(0).forEach((subscription) => subscription.unsubscribe());
   });
   afterAll(async () => {
-    await Promise.allSettled(clients.map((client) => client.close()));
+    await Promise.allSettled([...clients.map((client) => client.close()), ...closing.map((connection) => connection.close())]);
     await server.stop();
   });
 
@@ -140,10 +144,51 @@ describe("RedisThreadStatusHub", () => {
     expect(b.size).toBe(0);
   });
 
+  it("costs a run nothing and shows the stored state's status while Redis cannot be reached", async () => {
+    // As the service connects: commands fail at once while Redis is away (state/redis-connection.ts).
+    const down = await connectRedis("redis://127.0.0.1:1/0", { startWaitMs: 10 });
+    closing.push(down);
+    const channels = down.client.duplicate();
+    channels.on("error", () => undefined);
+    // Never connected: a subscription there waits for good, so only the snapshot's deadline ends the wait.
+    const unreachable = new RedisThreadStatusHub({ redis: down.client, channels, prefix: "spec:", snapshotTimeoutMs: 100 });
+    const threadId = `thread-${randomUUID()}`;
+    expect(() => unreachable.record(threadId, started(threadId))).not.toThrow();
+    const seed = initialThreadStatus(threadId);
+    expect(await firstValueFrom(unreachable.watch(threadId, () => seed))).toEqual(seed);
+  });
+
   it("starts a watcher from the stored state's status when no run feeds one", async () => {
     const b = await hub();
     const threadId = `thread-${randomUUID()}`;
     const seed = { ...initialThreadStatus(threadId), pendingInterrupts: [{ id: "perm-1", reason: "tool_call", kind: "permission" }] };
     expect(await firstValueFrom(b.watch(threadId, () => seed))).toEqual(seed);
   });
+
+  it("goes on showing a run's status after Redis restarted under its watcher", async () => {
+    // Connected as the service connects (state/redis-connection.ts), channels on a duplicate as `shared-threads-redis.ts` has them.
+    const instance = async () => {
+      const connection = await connectRedis(server.url);
+      closing.push(connection);
+      const channels = connection.client.duplicate();
+      channels.on("error", () => undefined);
+      await channels.connect();
+      closing.push(channels);
+      return new RedisThreadStatusHub({ redis: connection.client, channels, prefix: "spec:" });
+    };
+    const [a, b] = [await instance(), await instance()];
+    const threadId = `thread-${randomUUID()}`;
+    const seen: ThreadStatus[] = [];
+    watching.push(b.watch(threadId, () => initialThreadStatus(threadId)).subscribe((status) => seen.push(status)));
+    await until(() => seen.length === 1);
+
+    await server.halt();
+    await server.restart();
+    // Each status carries the whole read-model: the first one after the outage brings the watcher up to date.
+    await until(() => {
+      a.record(threadId, started(threadId));
+      return seen.at(-1)?.runActive === true;
+    }, 10_000);
+    expect(seen.at(-1)).toMatchObject({ threadId, runActive: true, runId: "run-1" });
+  }, 20_000);
 });
