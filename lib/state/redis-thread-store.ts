@@ -96,6 +96,8 @@ export class RedisThreadStore implements ThreadStore {
   readonly leaseTtlMs: number;
   readonly keyPrefix: string;
   readonly #client: RedisClient;
+  /** The same connection, answering strings as bytes: a load decodes them itself, refusing invalid UTF-8. */
+  readonly #bytes;
   readonly #log: Logger;
   readonly #schedule: RenewalSchedule;
   /** Renewals of leases this store handed out and that were not released: stopped on close. */
@@ -103,6 +105,7 @@ export class RedisThreadStore implements ThreadStore {
 
   constructor(options: RedisThreadStoreOptions) {
     this.#client = options.client;
+    this.#bytes = options.client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#log = options.log ?? silentLogger;
@@ -123,9 +126,7 @@ export class RedisThreadStore implements ThreadStore {
     const key = this.#keyOrFail(threadId, StateUnavailableError);
     let reply: unknown;
     try {
-      reply = await this.#client
-        .withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
-        .eval(LOAD, { keys: [key], arguments: [String(MAX_THREAD_STATE_BYTES)] });
+      reply = await this.#bytes.eval(LOAD, { keys: [key], arguments: [String(MAX_THREAD_STATE_BYTES)] });
     } catch (error) {
       throw new StateUnavailableError(`thread state ${key}: ${unreachable(error)}`, { cause: error });
     }
