@@ -5,6 +5,8 @@
  * thousands of events as fast as its socket takes them (the demo kernel
  * takes tens of seconds over 5,000 frames), for the virtual list's test.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
@@ -86,5 +88,26 @@ describeInBrowser("the sandbox in front of a kernel without a fixture list, in C
     expect(sandbox.streams.length).toBe(2);
     for (const stream of sandbox.streams) await expectValidRun(sseEvents(await stream.body));
     expect(sandbox.problems).toEqual([]);
+  }, 60_000);
+});
+
+describeInBrowser("the sandbox when the kernel's fixture list fails, in Chromium", () => {
+  it("says so, and still takes free text", async () => {
+    // A kernel that answers everything with HTTP 500: the fixture list comes back as the service's 502.
+    const kernel = http.createServer((_req, res) => res.writeHead(500, { "content-type": "application/json" }).end("{}"));
+    await new Promise<void>((resolve) => kernel.listen(0, "127.0.0.1", resolve));
+    const service = await startService(testConfig({ a2aUrl: `http://127.0.0.1:${(kernel.address() as AddressInfo).port}/` }));
+    const sandbox = await openSandbox(service.url);
+    try {
+      const { page } = sandbox;
+      await page.locator("#fixture-description").filter({ hasText: "Could not list the kernel's fixtures (HTTP 502)" }).waitFor();
+      expect(await page.isVisible("#fixture")).toBe(false);
+      expect(await page.isEnabled("#send-message")).toBe(true);
+      expect(await page.isEnabled("#raw-send")).toBe(true);
+    } finally {
+      await sandbox.browser.close();
+      await service.close();
+      await new Promise((resolve) => kernel.close(resolve));
+    }
   }, 60_000);
 });

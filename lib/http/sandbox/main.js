@@ -132,9 +132,9 @@ async function loadService() {
     const info = await health.json();
     ui.service.textContent = `iac-code-agui ${info.version} · AG-UI ${info.protocolVersion} · ${info.executionKernel}`;
   }
-  if (!list.ok) return say(`Could not list the fixtures: HTTP ${list.status}.`);
+  // A fixture list that failed (the kernel down, say) leaves free text and raw input, as a kernel without one does.
   /** @type {{ fixtures: Fixture[], defaults?: { cwd?: string } }} */
-  const body = await list.json();
+  const body = list.ok ? await list.json() : { fixtures: [] };
   const previous = ui.fixture.value;
   fixtures.clear();
   for (const fixture of body.fixtures) fixtures.set(fixture.name, fixture);
@@ -152,6 +152,10 @@ async function loadService() {
       : "This kernel lists no fixtures: type a message, or write a RunAgentInput.",
   );
   if (fixtures.size === 0) ui.description.textContent = "This kernel lists no fixtures: send it free text, or a RunAgentInput of your own.";
+  if (!list.ok) {
+    ui.description.textContent = `Could not list the kernel's fixtures (HTTP ${list.status}): send it free text, or a RunAgentInput of your own.`;
+    say(ui.description.textContent);
+  }
 }
 
 function describeFixture() {
