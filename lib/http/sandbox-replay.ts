@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { concatMap, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
-import { executionFailed } from "../a2a/rpc-errors.js";
+import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
@@ -72,6 +72,18 @@ export function readReplayRequest(body: unknown): ReplayRequest {
   return { fixture: body.fixture, turn, answer, timeScale };
 }
 
+/** Whether a value has containers more than `levels` deep, walked without recursion: the value is an upload's. */
+function nestsDeeperThan(value: unknown, levels: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth === levels) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The lines of the turn asked for, or the reason there are none. */
 export function linesToReplay({ fixture, turn, answer }: ReplayRequest): FixtureLine[] {
   let sections;
@@ -86,6 +98,9 @@ export function linesToReplay({ fixture, turn, answer }: ReplayRequest): Fixture
     const turns = [...new Set(sections.map((s) => s.turn))].join(", ");
     throw invalid(`the fixture has no section for turn ${turn} (its turns: ${turns || "none"})`);
   }
+  // What a kernel sends is refused past this depth as it is read (rpc-errors.ts); a recording of it is held to the same.
+  const deep = section.lines.findIndex((line) => nestsDeeperThan(line.frame, MAX_KERNEL_JSON_DEPTH));
+  if (deep >= 0) throw invalid(`line ${deep + 1} of turn ${turn} nests deeper than ${MAX_KERNEL_JSON_DEPTH} levels`);
   return section.lines;
 }
 

@@ -96,6 +96,11 @@ describe("the sandbox's fixture replay", () => {
     expect(ja.status).toBe(400);
     expect((ja.json as { error: { message: string } }).error.message).toMatch(/^記録されたフィクスチャを再生できません/);
 
+    const deepFrame = `{"delayMs": 0, "frame": {"task": {"id": "t", "metadata": ${"[".repeat(150)}${"]".repeat(150)}}}}`;
+    const deep = await replay({ fixture: `${deepFrame}\n` });
+    expect(deep.status).toBe(400);
+    expect((deep.json as { error: { message: string } }).error.message).toMatch(/line 1 of turn 0 nests deeper than 100 levels/);
+
     const noTurn = await replay({ fixture: fixture("chat"), turn: 3 });
     expect((noTurn.json as { error: { message: string } }).error.message).toMatch(/no section for turn 3 \(its turns: 0\)/);
   });
