@@ -1,22 +1,21 @@
 /**
- * What the sandbox-run e2e specs share: Debian's Chromium through
- * playwright-core, screenshots checked for being real pictures (and kept
- * for people: spec/e2e/__screenshots__/, and docs/images/ for the ones
- * docs/sandbox.md shows), and every AG-UI stream the page receives kept
- * whole, so the spec can hold each to the same checks as any other test
- * stream (`expectValidRun`).
+ * What the sandbox-run e2e specs add to `browser.ts` (which starts its own
+ * service with the demo kernel): the page opened in front of any service,
+ * with every JSON body it POSTs and every AG-UI stream it receives kept
+ * whole, so the spec can hold each stream to the same checks as any other
+ * test stream (`expectValidRun`); and pixel checks at a point.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "@jest/globals";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { PROJECT_ROOT } from "../../lib/paths.js";
-import { readPng, type Png } from "./png.js";
+import { CHROMIUM, cssColour, describeInBrowser, screenshot, SCREENSHOTS, VIEWPORT } from "./browser.js";
+import type { Png } from "./png.js";
 
-// Runs in the page (inside evaluate), where the DOM exists; the specs are typechecked without the DOM lib.
-declare const getComputedStyle: (element: unknown) => { backgroundColor: string };
+export { describeInBrowser, screenshot };
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// The flags browser.ts launches with: headless, and nothing that calls home.
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -27,13 +26,6 @@ const CHROMIUM_FLAGS = [
   "--disable-component-update",
   "--disable-sync",
 ];
-export const VIEWPORT = { width: 1280, height: 800 };
-const SCREENSHOTS = path.join(PROJECT_ROOT, "spec", "e2e", "__screenshots__");
-const DOC_IMAGES = path.join(PROJECT_ROOT, "docs", "images");
-
-const inCi = ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
-export const haveChromium = existsSync(CHROMIUM);
-export const browserTestsRun = haveChromium || inCi;
 
 /** One streamed answer the page got: where it was POSTed and its SSE text, read once the stream ended. */
 export interface ReceivedStream {
@@ -51,8 +43,8 @@ export interface SandboxBrowser {
   streams: ReceivedStream[];
 }
 
-export async function openSandbox(url: string): Promise<SandboxBrowser> {
-  if (!haveChromium) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
+export async function openSandboxAt(url: string): Promise<SandboxBrowser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   const page = await browser.newPage({ viewport: VIEWPORT });
   const problems: string[] = [];
@@ -68,7 +60,7 @@ export async function openSandbox(url: string): Promise<SandboxBrowser> {
       streams.push({ path: new URL(response.url()).pathname, body: response.text() });
   });
   mkdirSync(SCREENSHOTS, { recursive: true });
-  mkdirSync(DOC_IMAGES, { recursive: true });
+  mkdirSync(path.join(PROJECT_ROOT, "docs", "images"), { recursive: true });
   await page.goto(`${url}/sandbox`);
   await page.locator("#service").filter({ hasText: "iac-code-agui" }).waitFor();
   return { browser, page, problems, posts, streams };
@@ -89,23 +81,6 @@ export function sseEvents(text: string): unknown[] {
     .map((data) => JSON.parse(data) as unknown);
 }
 
-/**
- * Saves the viewport (and, with `forDocs`, a copy under docs/images/) and returns it decoded, after checking it is a
- * real picture of the page: the viewport's size, many colours, no one colour nearly everywhere.
- */
-export async function screenshot(page: Page, name: string, forDocs = false): Promise<Png> {
-  await page.mouse.move(0, 0); // no hover effect on what is checked
-  const data = await page.screenshot();
-  writeFileSync(path.join(SCREENSHOTS, `${name}.png`), data);
-  if (forDocs) writeFileSync(path.join(DOC_IMAGES, `${name}.png`), data);
-  const png = readPng(data);
-  expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
-  const { distinct, commonestShare } = png.colourStats();
-  expect(distinct).toBeGreaterThan(100);
-  expect(commonestShare).toBeLessThan(0.9);
-  return png;
-}
-
 /** The screenshot's pixel at `(x, y)` is within `tolerance` of the CSS colour `rgb`. */
 export function expectPixel(png: Png, x: number, y: number, rgb: readonly number[], tolerance = 12): void {
   const actual = png.pixel(Math.round(x), Math.round(y));
@@ -119,6 +94,5 @@ export function expectPixel(png: Png, x: number, y: number, rgb: readonly number
 export async function expectDrawn(png: Png, element: Locator): Promise<void> {
   const box = (await element.boundingBox())!;
   expect(box.width).toBeGreaterThan(2);
-  const css = await element.evaluate((el) => getComputedStyle(el).backgroundColor);
-  expectPixel(png, box.x + box.width / 2, box.y + box.height / 2, css.match(/\d+/g)!.slice(0, 3).map(Number));
+  expectPixel(png, box.x + box.width / 2, box.y + box.height / 2, await cssColour(element));
 }

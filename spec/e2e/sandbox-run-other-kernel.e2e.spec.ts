@@ -7,14 +7,12 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { startBurstKernel, type BurstKernel } from "../support/burst-kernel.js";
 import { testConfig } from "../support/service.js";
-import { browserTestsRun, openSandbox, screenshot, sseEvents, type SandboxBrowser } from "./sandbox-run-browser.js";
-
-const describeInBrowser = browserTestsRun ? describe : describe.skip;
+import { describeInBrowser, openSandboxAt, screenshot, sseEvents, type SandboxBrowser } from "./sandbox-run-browser.js";
 
 describeInBrowser("the sandbox in front of a kernel without a fixture list, in Chromium", () => {
   let kernel: BurstKernel;
@@ -24,7 +22,7 @@ describeInBrowser("the sandbox in front of a kernel without a fixture list, in C
   beforeAll(async () => {
     kernel = await startBurstKernel();
     service = await startService(testConfig({ a2aUrl: kernel.url }));
-    sandbox = await openSandbox(service.url);
+    sandbox = await openSandboxAt(service.url);
   }, 60_000);
 
   afterAll(async () => {
@@ -97,7 +95,7 @@ describeInBrowser("the sandbox when the kernel's fixture list fails, in Chromium
     const kernel = http.createServer((_req, res) => res.writeHead(500, { "content-type": "application/json" }).end("{}"));
     await new Promise<void>((resolve) => kernel.listen(0, "127.0.0.1", resolve));
     const service = await startService(testConfig({ a2aUrl: `http://127.0.0.1:${(kernel.address() as AddressInfo).port}/` }));
-    const sandbox = await openSandbox(service.url);
+    const sandbox = await openSandboxAt(service.url);
     try {
       const { page } = sandbox;
       await page.locator("#fixture-description").filter({ hasText: "Could not list the kernel's fixtures (HTTP 502)" }).waitFor();

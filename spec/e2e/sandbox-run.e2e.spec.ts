@@ -7,16 +7,15 @@
  * can send that many quickly). The service fronts a real replay kernel on loopback;
  * every stream the page receives is held to the usual AG-UI checks.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import type { Locator, Page } from "playwright-core";
 import { expectValidRun } from "../support/agui.js";
 import { startHarness, type Harness } from "../support/service.js";
 import {
-  browserTestsRun,
-  CHROMIUM,
+  describeInBrowser,
   expectDrawn,
   expectPixel,
-  openSandbox,
+  openSandboxAt,
   screenshot,
   sseEvents,
   type SandboxBrowser,
@@ -24,10 +23,6 @@ import {
 
 const STREAM_TIMEOUT = 30_000;
 const HELD = "slow-chat";
-
-if (!browserTestsRun)
-  console.warn(`Skipping the sandbox-run e2e tests: no Chromium at ${CHROMIUM}. Install Debian's chromium package, or set CHROMIUM_PATH.`);
-const describeInBrowser = browserTestsRun ? describe : describe.skip;
 
 describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
   let harness: Harness;
@@ -42,7 +37,7 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
       timeScale: 1,
       holdLine: (turn, line, lines) => (turn.text === HELD && line === lines - 1 ? held : undefined),
     });
-    sandbox = await openSandbox(harness.service.url);
+    sandbox = await openSandboxAt(harness.service.url);
     page = sandbox.page;
     await page.locator("#run:enabled").waitFor();
   }, 60_000);
