@@ -9,7 +9,7 @@
  */
 import { h } from "./dom.js";
 import { sseRecords } from "./sse.js";
-import { pipelineView } from "./pipeline-graph.js";
+import { pipelineView } from "./pipeline-view.js";
 import { diffView } from "./run-diff.js";
 
 /** @typedef {import("./run-model.js").RunModel} RunModel */
