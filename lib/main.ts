@@ -44,9 +44,18 @@ async function main(): Promise<void> {
     : service.kernelProcess
       ? `kernel of IAC_CODE_AGUI_KERNEL_COMMAND at ${service.kernelUrl}`
       : `kernel at ${service.kernelUrl}`;
+  const { agent } = service;
+  // One start record, the first line an operator's script waits for: where it listens and what it is in front of.
   logger.info(
-    { url: service.url, kernelUrl: service.kernelUrl, embeddedKernel: service.embeddedKernel !== undefined },
-    `iac-code-agui listening on ${service.url} (${kernel})`,
+    {
+      url: service.url,
+      kernelUrl: service.kernelUrl,
+      embeddedKernel: service.embeddedKernel !== undefined,
+      a2aDialect: agent.dialect,
+      agentName: agent.name,
+      agentVersion: agent.version,
+    },
+    `iac-code-agui listening on ${service.url} (${kernel}, an A2A ${agent.dialect} agent)`,
   );
   // The first signal drains (see `RunningService.shutdown`); a second one stops the runs still going at once.
   let stopping = false;

@@ -7,7 +7,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
-import { AgentCardSource } from "./a2a/dialect.js";
+import { AgentCardSource, type KernelAgent } from "./a2a/dialect.js";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
@@ -34,6 +34,8 @@ export interface RunningService {
   embeddedKernel: ReplayKernel | ReplayKernelV03 | undefined;
   /** Set when the service runs its kernel (`IAC_CODE_AGUI_KERNEL_COMMAND`); stopped when the service closes. */
   kernelProcess: KernelProcess | undefined;
+  /** The agent its card named at start (a restarted kernel's card is read again; `/health` has the current one). */
+  agent: KernelAgent;
   /** Stops at once: every connection is cut, runs in flight included. */
   close(): Promise<void>;
   /**
@@ -95,7 +97,6 @@ export async function startService(
   const card = new AgentCardSource({ kernelUrl, token: config.a2aToken, setting: config.a2aDialect ?? "auto" });
   agentCard = card;
   const agent = await card.agent();
-  log.info({ a2aDialect: agent.dialect, agentName: agent.name, agentVersion: agent.version }, `in front of an A2A ${agent.dialect} agent`);
   const a2a = recordingClient(
     new A2AClient({
       url: kernelUrl,
@@ -191,6 +192,7 @@ export async function startService(
     kernelUrl,
     embeddedKernel: kernel.embedded,
     kernelProcess: kernel.process,
+    agent,
     close,
     shutdown({ drainMs = config.drainS * 1000 } = {}) {
       if (shuttingDown && drainMs === 0) runs.endWindowNow();

@@ -69,8 +69,11 @@ describe("the iac-code-agui command", () => {
       time: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       kernelUrl: kernel.url,
+      // What it is in front of, from the agent card, on the same first line.
+      a2aDialect: "1.0",
+      agentName: expect.any(String),
     });
-    expect(listening.msg).toBe(`iac-code-agui listening on ${String(listening.url)} (kernel at ${kernel.url})`);
+    expect(listening.msg).toBe(`iac-code-agui listening on ${String(listening.url)} (kernel at ${kernel.url}, an A2A 1.0 agent)`);
     expect(stderr).toBe("");
     const url = listening.url as string;
 
