@@ -21,7 +21,7 @@ async function fixtureEvents(name: string): Promise<AGUIEvent[]> {
       : [JSON.parse(JSON.stringify(line.frame).replaceAll("${taskId}", "task-1").replaceAll("${contextId}", "context-1")) as JsonRpcResult],
   );
   const items = await lastValueFrom(from(frames).pipe(framesToSignals(), projectionChain(), toArray()));
-  return items.filter((item): item is AGUIEvent => "type" in item);
+  return items.filter((item): item is AGUIEvent => typeof item === "object" && "type" in item);
 }
 
 const fold = (events: readonly AGUIEvent[], seed: PipelineGraph = emptyPipelineGraph()) => events.reduce(reducePipelineGraph, seed);
