@@ -17,6 +17,7 @@ import { resumedRunMessageId } from "./model/message-ids.js";
 import { runStartedEvent } from "./model/run-started.js";
 import { runPipeline, type RunPorts, type SseItem } from "./run-pipeline.js";
 import { runCancellation } from "./threads/cancellation.js";
+import { followDropOnce } from "./threads/follow-drop.js";
 import { reattach } from "./threads/recovery.js";
 import { resumeSignals } from "./threads/resume.js";
 import { RunErrorLog } from "./threads/run-error-log.js";
@@ -109,7 +110,7 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
           .pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
 
     const ports: RunPorts = {
-      followDrops: input.forwardedProps.iacCode.runMode === "pipeline" ? reattachOnDrop(thread, deps.a2a) : undefined,
+      followDrops: followDropsOf(input, isResume, thread, deps.a2a),
       isAnswered: thread.isAnswered,
       persistIds: (signal) =>
         signal.kind === "task-bound"
@@ -169,6 +170,18 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
       finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
     );
   });
+}
+
+/**
+ * How the run goes on past a dropped stream: a pipeline re-attaches with
+ * the recovery route; any other new turn follows its task with GetTask and
+ * SubscribeToTask alone (contract §6 "A dropped stream"); both once. A
+ * resume's answer stream is followed by `resumeSignals` itself
+ * (`SubscribeToTask` after its end), once already.
+ */
+function followDropsOf(input: ValidRunInput, isResume: boolean, thread: ThreadRun, a2a: RunA2A) {
+  if (input.forwardedProps.iacCode.runMode === "pipeline") return reattachOnDrop(thread, a2a);
+  return isResume ? undefined : followDropOnce(a2a, () => thread.state.execution.taskId);
 }
 
 /**

@@ -51,6 +51,24 @@ export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Ob
   }).pipe(mergeMap((signals) => signals));
 }
 
+/**
+ * `reattach` for a task with no pipeline (a run outside pipeline mode, any
+ * agent): the task as it is now, less its text, then its live events unless
+ * it already settled. No recovery route is asked.
+ */
+export function followTask(a2a: Pick<RunA2A, "getTask" | "subscribeToTask">, taskId: string): Observable<KernelSignal> {
+  return defer(async () => {
+    const task = toA2AUpdate(await a2a.getTask(taskId));
+    const now = signalsOf(task, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
+      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
+    );
+    return concat(
+      from(now),
+      defer(() => liveEvents(a2a, taskId)),
+    );
+  }).pipe(mergeMap((signals) => signals));
+}
+
 /** `SubscribeToTask`, less the text of the Task snapshot it opens with. */
 export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string): Observable<KernelSignal> {
   let first = true;
