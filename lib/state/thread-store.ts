@@ -22,10 +22,11 @@ export interface ThreadLease {
 
 export interface ThreadStore {
   /**
-   * The thread's state, read lazily from its own file, or undefined for a
-   * thread never seen. Throws `StateUnavailableError` when the stored state
-   * cannot be read or is not a valid version-1 document for this thread:
-   * that blocks only this thread.
+   * The thread's state, read lazily from its own file or key, or undefined
+   * for a thread never seen. Throws `StateUnavailableError` when the stored
+   * state cannot be read or is not a valid version-1 document for this
+   * thread (that blocks only this thread), and when the store cannot be
+   * reached (every thread).
    */
   load(threadId: string): Promise<ThreadState | undefined>;
   /**
