@@ -52,7 +52,8 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
   let service: RunningService;
   // slow-chat's last line waits until the test has acted; drops' first line after the cut waits for the re-subscribe.
   const slow = new HeldLines("slow-chat", -1);
-  const dropped = new HeldLines("drops", -2);
+  // A hold lets go once: a test that plays drops again arms a new one.
+  let dropped = new HeldLines("drops", -2);
   const observed = new HeldLines("/slow-chat", -1);
 
   beforeAll(async () => {
@@ -163,20 +164,44 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 
-  it("drops: the cut stream is followed through tasks/get and tasks/resubscribe, and the answer arrives whole", async () => {
+  /** Plays drops, letting its line after the cut go once the service has re-subscribed (tasks/resubscribe). */
+  const afterResubscribe = async <T>(run: () => Promise<T>): Promise<T> => {
     const resubscribes = calls("tasks/resubscribe").length;
-    const run = post(runInput("drops", {}, { runMode: "pipeline" }));
+    const running = run();
     await waitFor(() => calls("tasks/resubscribe").length > resubscribes);
     // The SDK joins the task's events right after the snapshot it answers first, within the same turn of the
     // event loop as the request; the held line is published after that.
     await new Promise((resolve) => setImmediate(resolve));
     dropped.release();
-    const { events } = await run;
+    return running;
+  };
+  const WHOLE_DROPS_ANSWER =
+    "This answer is streamed in three parts, and the stream breaks after this one; the last part comes through tasks/resubscribe.";
+
+  it("drops, from a plain chat client (no run mode): the cut stream is followed through tasks/get and tasks/resubscribe, and HttpAgent ends with the whole answer once", async () => {
+    const agent = httpAgent(service.url, { messages: [userMessage("drops")] });
+    const run = await afterResubscribe(() => runHttpAgent(agent, { forwardedProps: runInput("").forwardedProps }));
+
+    expect(run.error).toBeUndefined();
+    await expectValidRun(run.events);
+    const { taskId } = sessionOf(run.events);
+    const ofTask = (method: string) => calls(method).filter((call) => (call.params as { id?: string }).id === taskId);
+    expect(ofTask("tasks/get").length).toBeGreaterThan(0);
+    expect(ofTask("tasks/resubscribe")).toHaveLength(1);
+    expect(transcript(run.messages)).toEqual([
+      { role: "user", content: "drops" },
+      { role: "assistant", content: WHOLE_DROPS_ANSWER },
+    ]);
+    expect(run.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+    expect(ofTask("tasks/cancel")).toEqual([]);
+  });
+
+  it("drops in pipeline mode: followed the same way, the recovery route a plain agent lacks (404) counting as nothing", async () => {
+    dropped = new HeldLines("drops", -2);
+    const { events } = await afterResubscribe(() => post(runInput("drops", {}, { runMode: "pipeline" })));
 
     expect(calls("tasks/get").length).toBeGreaterThan(0);
-    expect(textOf(events)).toBe(
-      "This answer is streamed in three parts, and the stream breaks after this one; the last part comes through tasks/resubscribe.",
-    );
+    expect(textOf(events)).toBe(WHOLE_DROPS_ANSWER);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 
