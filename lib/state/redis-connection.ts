@@ -2,11 +2,12 @@
  * The one Redis connection of an instance (node-redis), set up for a
  * service that must answer while Redis is away: a command fails at once
  * while the connection is down (no offline queue, which would hold a
- * request until Redis returns) and after `commandTimeoutMs` while Redis
- * does not answer, the connection is tried again and again (every second at
- * most) for as long as the instance lives, and one warning is logged per
- * outage, not one per attempt. The URL is never logged: it may carry a
- * password.
+ * request until Redis returns), the connection is tried again and again
+ * (every second at most) for as long as the instance lives, and one warning
+ * is logged per outage, not one per attempt. The URL is never logged: it
+ * may carry a password. A Redis that is up but does not answer (stopped,
+ * paused, cut off without a reset) is what `withDeadline` is for: node-redis
+ * times a command out only until it is written.
  */
 import { createClient, type RedisClientType } from "redis";
 import { errorFields, silentLogger, type Logger } from "../log.js";
@@ -18,6 +19,25 @@ export const REDIS_START_WAIT_MS = 5000;
 const MAX_RECONNECT_DELAY_MS = 1000;
 
 export type RedisClient = RedisClientType;
+
+export class RedisDeadlineError extends Error {
+  override name = "RedisDeadlineError";
+}
+
+/**
+ * `command`, or a RedisDeadlineError once `ms` have passed without its
+ * answer. The command stays queued on the connection, so a late answer
+ * still goes to it and never to a later command; a write that was sent may
+ * still be applied when Redis answers again (a fenced save only under its
+ * lease, which it then still holds).
+ */
+export function withDeadline<T>(command: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisDeadlineError(`Redis did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([command, late]).finally(() => clearTimeout(timer));
+}
 
 export interface RedisConnectionOptions {
   log?: Logger;

@@ -25,7 +25,7 @@ import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
-import type { RedisClient } from "./redis-connection.js";
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withDeadline, type RedisClient } from "./redis-connection.js";
 
 export const DEFAULT_KEY_PREFIX = "iac-code-agui:";
 /**
@@ -87,6 +87,8 @@ export interface RedisThreadStoreOptions {
   /** Prepended to every key; default `iac-code-agui:`. Tests give each store its own. */
   keyPrefix?: string;
   log?: Logger;
+  /** How long a command may wait for Redis's answer before it fails; default `DEFAULT_REDIS_COMMAND_TIMEOUT_MS`. */
+  commandTimeoutMs?: number;
   /** Tests: when renewals run (default: a timer every third of the TTL). */
   renewalSchedule?: RenewalSchedule;
 }
@@ -99,6 +101,7 @@ export class RedisThreadStore implements ThreadStore {
   /** The same connection, answering strings as bytes: a load decodes them itself, refusing invalid UTF-8. */
   readonly #bytes;
   readonly #log: Logger;
+  readonly #commandTimeoutMs: number;
   readonly #schedule: RenewalSchedule;
   /** Renewals of leases this store handed out and that were not released: stopped on close. */
   readonly #renewals = new Set<() => void>();
@@ -109,6 +112,7 @@ export class RedisThreadStore implements ThreadStore {
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     this.keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.#log = options.log ?? silentLogger;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
     this.#schedule = options.renewalSchedule ?? everyInterval;
   }
 
@@ -126,7 +130,7 @@ export class RedisThreadStore implements ThreadStore {
     const key = this.#keyOrFail(threadId, StateUnavailableError);
     let reply: unknown;
     try {
-      reply = await this.#bytes.eval(LOAD, { keys: [key], arguments: [String(MAX_THREAD_STATE_BYTES)] });
+      reply = await this.#answer(this.#bytes.eval(LOAD, { keys: [key], arguments: [String(MAX_THREAD_STATE_BYTES)] }));
     } catch (error) {
       throw new StateUnavailableError(`thread state ${key}: ${unreachable(error)}`, { cause: error });
     }
@@ -146,10 +150,12 @@ export class RedisThreadStore implements ThreadStore {
     let written: unknown;
     try {
       // EVAL, not EVALSHA with a fallback: a retry after NOSCRIPT (Redis restarted) could land after a later save.
-      written = await this.#client.eval(SAVE, {
-        keys: [key, this.leaseKey(threadId)],
-        arguments: [text, lease === undefined ? "" : String(lease.token)],
-      });
+      written = await this.#answer(
+        this.#client.eval(SAVE, {
+          keys: [key, this.leaseKey(threadId)],
+          arguments: [text, lease === undefined ? "" : String(lease.token)],
+        }),
+      );
     } catch (error) {
       throw new StatePersistenceError(`thread state ${key}: ${unreachable(error)}`, { cause: error });
     }
@@ -162,10 +168,12 @@ export class RedisThreadStore implements ThreadStore {
     const leaseKey = this.leaseKey(threadId);
     let token: unknown;
     try {
-      token = await this.#client.eval(ACQUIRE, {
-        keys: [key, leaseKey],
-        arguments: [String(this.leaseTtlMs), String(Math.max(UNWRITTEN_THREAD_KEPT_MS, 100 * this.leaseTtlMs))],
-      });
+      token = await this.#answer(
+        this.#client.eval(ACQUIRE, {
+          keys: [key, leaseKey],
+          arguments: [String(this.leaseTtlMs), String(Math.max(UNWRITTEN_THREAD_KEPT_MS, 100 * this.leaseTtlMs))],
+        }),
+      );
     } catch (error) {
       throw new StateUnavailableError(`thread lease ${leaseKey}: ${unreachable(error)}`, { cause: error });
     }
@@ -176,7 +184,7 @@ export class RedisThreadStore implements ThreadStore {
   async available(): Promise<boolean> {
     if (!this.#client.isReady) return false;
     try {
-      return (await this.#client.ping()) === "PONG";
+      return (await this.#answer(this.#client.ping())) === "PONG";
     } catch {
       return false;
     }
@@ -190,6 +198,7 @@ export class RedisThreadStore implements ThreadStore {
 
   #lease(threadId: string, leaseKey: string, token: number): ThreadLease {
     const client = this.#client;
+    const answer = <T>(command: Promise<T>) => this.#answer(command);
     const renewals = this.#renewals;
     const log = this.#log;
     const ttl = String(this.leaseTtlMs);
@@ -201,8 +210,7 @@ export class RedisThreadStore implements ThreadStore {
     };
     const renew = () => {
       // One renewal at a time: a slow Redis does not pile them up.
-      renewing ??= client
-        .eval(RENEW, { keys: [leaseKey], arguments: [String(token), ttl] })
+      renewing ??= answer(client.eval(RENEW, { keys: [leaseKey], arguments: [String(token), ttl] }))
         .then(
           (extended) => {
             if (extended === 1) return;
@@ -222,13 +230,18 @@ export class RedisThreadStore implements ThreadStore {
       release: async () => {
         stop();
         try {
-          await client.eval(RELEASE, { keys: [leaseKey], arguments: [String(token)] });
+          await answer(client.eval(RELEASE, { keys: [leaseKey], arguments: [String(token)] }));
         } catch (error) {
           // Unreachable: the lease expires by itself within the TTL.
           log.warn({ err: error, leaseKey }, "a lease could not be released; it expires by itself");
         }
       },
     });
+  }
+
+  /** A command's answer, or a failure once Redis has not answered within the command timeout. */
+  #answer<T>(command: Promise<T>): Promise<T> {
+    return withDeadline(command, this.#commandTimeoutMs);
   }
 
   /** An id without a stem (see threadFileStem) fails as the operation's own error type. */

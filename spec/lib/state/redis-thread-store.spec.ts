@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 /** A store on a connection of its own, as another instance would have, under the test's own key prefix. */
-async function storeOn(keyPrefix: string, options: { leaseTtlMs?: number; renewalSchedule?: RenewalSchedule } = {}) {
+async function storeOn(
+  keyPrefix: string,
+  options: { leaseTtlMs?: number; commandTimeoutMs?: number; renewalSchedule?: RenewalSchedule } = {},
+) {
   const connection = await connectRedis(redis.url);
   connections.push(connection);
   return new RedisThreadStore({ client: connection.client, keyPrefix, ...options });
@@ -202,6 +205,28 @@ describe("RedisThreadStore: Redis away and back", () => {
     await waitFor(() => store.available());
     expect((await store.load("t"))?.cwd).toBe("/before");
     // The lease survived the restart (Redis persists it with its expiry): its holder writes on.
+    await store.save(threadState("t", { cwd: "/after" }), lease);
+    expect((await store.load("t"))?.cwd).toBe("/after");
+    await lease!.release();
+    await store.close();
+  });
+
+  it("fails within the command timeout while Redis does not answer, and each command still gets its own answer afterwards", async () => {
+    const store = await storeOn(`test-${randomUUID()}:`, { commandTimeoutMs: 300 });
+    const lease = await store.tryAcquire("t");
+    await store.save(threadState("t", { cwd: "/before" }), lease);
+    // Up, connected, and silent: as a stopped process or a cut network looks.
+    await raw.client.sendCommand(["CLIENT", "PAUSE", "2000", "ALL"]);
+    const started = Date.now();
+    await expect(store.load("t")).rejects.toBeInstanceOf(StateUnavailableError);
+    await expect(store.save(threadState("t", { cwd: "/sent-while-silent" }), lease)).rejects.toBeInstanceOf(StatePersistenceError);
+    await expect(store.tryAcquire("u")).rejects.toBeInstanceOf(StateUnavailableError);
+    expect(await store.available()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1500);
+
+    // Redis answers again: the commands it held ran in order (the save under its live lease too), and no answer went astray.
+    await waitFor(() => store.available());
+    expect((await store.load("t"))?.cwd).toBe("/sent-while-silent");
     await store.save(threadState("t", { cwd: "/after" }), lease);
     expect((await store.load("t"))?.cwd).toBe("/after");
     await lease!.release();
