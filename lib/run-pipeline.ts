@@ -50,7 +50,7 @@ type RunEnd = SignalOf<"run-end">;
 
 /** What the chain needs from the world outside it. Every side effect of a run goes through here. */
 export interface RunPorts {
-  /** Follows the kernel past a dropped stream (pipeline mode); without it a drop ends the run. */
+  /** Follows the kernel past a dropped stream (`run.ts` says how, by run mode); without it a drop ends the run. */
   followDrops?: MonoTypeOperatorFunction<KernelSignal>;
   /** True for an input the thread has answered already: a kernel may still repeat it in a snapshot. */
   isAnswered?: (inputId: string) => boolean;
