@@ -176,8 +176,11 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
     if (inputs.length > 0) signals.push({ kind: "inputs", inputs });
   }
   const state = status.state === undefined ? undefined : normalizeTaskState(status.state);
-  // An agent without iac-code metadata asks in its status message alone (see plain-agent-input.ts).
-  if ((state === "input-required" || state === "auth-required") && iacCode === NOTHING) {
+  // An agent without iac-code metadata asks in its status message alone (see plain-agent-input.ts). A task
+  // snapshot (GetTask) with neither metadata nor a message asks nothing new: it may be a task parked on an
+  // iac-code input the thread already holds, and must not add a second, made-up question beside it.
+  const asks = kind !== "task" || isObject(status.message);
+  if ((state === "input-required" || state === "auth-required") && iacCode === NOTHING && asks) {
     signals.push({ kind: "inputs", inputs: [plainAgentInput({ taskId, state, prompt: statusText, messageId: statusMessageId })] });
   }
   if (state !== undefined) signals.push({ kind: "task-state", state });

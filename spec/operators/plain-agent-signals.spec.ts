@@ -75,6 +75,15 @@ describe("an agent without iac-code metadata", () => {
     expect(iacCode.filter((s) => s.kind === "inputs")).toEqual([]);
   });
 
+  it("asks nothing new from a task snapshot that says neither metadata nor a message: the thread's own question stands", () => {
+    // A kernel's GetTask of a task parked on an iac-code input may carry no metadata; a resume must not
+    // find a made-up second question there (http-specific-messages: a resume of a task that is silent).
+    const bare = signals({ task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_INPUT_REQUIRED" } } });
+    expect(bare.filter((s) => s.kind === "inputs")).toEqual([]);
+    const asking = signals({ task: { id: "t1", contextId: "c1", status: { state: "TASK_STATE_INPUT_REQUIRED", message: question } } });
+    expect(asking.filter((s) => s.kind === "inputs")).toHaveLength(1);
+  });
+
   it("the interrupt takes free text only, and its answer goes to the same task as a text message", () => {
     const { projection } = plainAgentInput({ taskId: "t1", state: "input-required", prompt: "Which colour?", messageId: "q" });
     const pending = { value: projection as InputProjection, sideband: false };
