@@ -86,13 +86,13 @@ describe("a kernel the service runs itself", () => {
     expect(service.url).toBeDefined();
     const url = service.url!;
     expect(service.output()).toMatch(
-      /listening on http:\/\/127\.0\.0\.1:\d+ \(kernel of IAC_CODE_AGUI_KERNEL_COMMAND at http:\/\/127\.0\.0\.1:\d+\/\)/,
+      /listening on http:\/\/127\.0\.0\.1:\d+ \(kernel of IAC_CODE_AGUI_KERNEL_COMMAND at http:\/\/127\.0\.0\.1:\d+\/, an A2A 1\.0 agent\)/,
     );
     const [first] = kernelPids(service);
     expect(first).toBeDefined();
     // The kernel's own output, line by line, in the service's log.
     expect(service.output()).toMatch(
-      new RegExp(`kernel\\[${first}\\] stdout: A2A replay kernel listening on http://127\\.0\\.0\\.1:\\d+/`),
+      new RegExp(`kernel\\[${first}\\] stdout: A2A 1\\.0 replay kernel listening on http://127\\.0\\.0\\.1:\\d+/`),
     );
 
     const before = await postRun(url, runInput("chat"));
