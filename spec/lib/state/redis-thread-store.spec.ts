@@ -202,6 +202,8 @@ describe("RedisThreadStore: Redis away and back", () => {
     } finally {
       await redis.restart();
     }
+    // The test's own connection is back too before it looks.
+    await waitFor(() => raw.client.isReady);
     await waitFor(() => store.available());
     expect((await store.load("t"))?.cwd).toBe("/before");
     // The lease survived the restart (Redis persists it with its expiry): its holder writes on.
@@ -242,6 +244,8 @@ describe("RedisThreadStore: Redis away and back", () => {
     } finally {
       await redis.restart();
     }
+    // The test's own connection is back too before it looks.
+    await waitFor(() => raw.client.isReady);
     await waitFor(() => store.available());
     await waitFor(async () => (await store.tryAcquire("t")) !== undefined);
     await store.close();
