@@ -11,7 +11,6 @@
  * resubscribe).
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Message, Task } from "a2a-sdk-v03";
 import {
   UnauthenticatedUser,
@@ -23,6 +22,7 @@ import {
 import { FixtureFormatError, listFixtures, loadFixture, sectionFor, selectFixture, type FixtureLine } from "../kernel/fixtures.js";
 import type { LiveIds } from "../kernel/live-event.js";
 import type { HoldLine, ReplayTurn } from "../kernel/replay-executor.js";
+import { ReplayTiming } from "../kernel/replay-timing.js";
 import type { StreamDrops } from "../kernel/stream-drops.js";
 import { answerText, frameKind, toLiveEvent, userText, V03_FRAMES } from "./frames.js";
 
@@ -63,10 +63,11 @@ export class ReplayExecutorV03 implements AgentExecutor {
   private readonly turnCounts = new Map<string, number>();
   private readonly fixtureNames = new Map<string, string>();
   private readonly shutdown = new AbortController();
-  /** The last status time handed out (ms): each status gets a later one, so they order as they were published. */
-  private lastStatusAt = 0;
+  private readonly timing: ReplayTiming;
 
-  constructor(private readonly options: ReplayExecutorV03Options) {}
+  constructor(private readonly options: ReplayExecutorV03Options) {
+    this.timing = new ReplayTiming(options);
+  }
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const ids: LiveIds = { taskId: ctx.taskId, contextId: ctx.contextId };
@@ -102,7 +103,7 @@ export class ReplayExecutorV03 implements AgentExecutor {
       kind: "status-update",
       taskId,
       contextId: this.contextIds.get(taskId) ?? "",
-      status: { state: "canceled", timestamp: this.statusTime() },
+      status: { state: "canceled", timestamp: this.timing.statusTime() },
       final: true,
     });
   };
@@ -134,14 +135,14 @@ export class ReplayExecutorV03 implements AgentExecutor {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const progress: CallProgress = { published: 0, streamEnded: false };
     const publish = (event: AgentExecutionEvent) => {
-      if (event.kind === "task" || event.kind === "status-update") event.status.timestamp = this.statusTime();
+      if (event.kind === "task" || event.kind === "status-update") event.status.timestamp = this.timing.statusTime();
       if (event.kind === "message" || (event.kind === "status-update" && event.final)) progress.streamEnded = true;
       bus.publish(event);
       progress.published++;
     };
     for (const [index, line] of lines.entries()) {
-      if (!(await this.wait(line.delayMs, signal))) return;
-      if (!(await this.hold(turn, index, lines.length, signal))) return;
+      if (!(await this.timing.wait(line.delayMs, signal))) return;
+      if (!(await this.timing.hold(turn, index, lines.length, signal))) return;
       // A new task's stream opens with the task, as the SDK's own agents do; a later turn goes on from the stored one,
       // and an answer that is one message alone has no task.
       if (index === 0 && !ctx.task && (line.drop || !["task", "message"].includes(frameKind(line.frame)!))) {
@@ -158,29 +159,6 @@ export class ReplayExecutorV03 implements AgentExecutor {
       publish(event);
     }
   }
-
-  /** Now, or just after the last status time when the clock has not moved on since. */
-  private statusTime(): string {
-    this.lastStatusAt = Math.max(Date.now(), this.lastStatusAt + 1);
-    return new Date(this.lastStatusAt).toISOString();
-  }
-
-  /** Waits for a test's hold on a line, if any; false once the replay has been stopped. */
-  private async hold(turn: ReplayTurn, index: number, count: number, signal: AbortSignal): Promise<boolean> {
-    const held = this.options.holdLine?.(turn, index, count);
-    if (held && !signal.aborted) {
-      const stopped = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-      await Promise.race([held, stopped]);
-    }
-    return !signal.aborted;
-  }
-
-  /** Waits a recorded delay; false once the replay has been stopped. */
-  private async wait(delayMs: number, signal: AbortSignal): Promise<boolean> {
-    const ms = delayMs * this.options.timeScale;
-    if (ms > 0 && !signal.aborted) await sleep(ms, undefined, { signal }).catch(() => undefined);
-    return !signal.aborted;
-  }
 }
 
 function newTask(ids: LiveIds, userMessage: Message): Task {
@@ -194,28 +172,24 @@ function newTask(ids: LiveIds, userMessage: Message): Task {
  */
 function fixtureFailure(error: unknown): FixtureLine[] {
   if (!(error instanceof FixtureFormatError)) throw error;
-  const text = `The demo kernel cannot play this fixture: ${error.message}`;
-  const message = {
-    kind: "message",
-    messageId: "${taskId}-fixture-error",
-    role: "agent",
-    parts: [{ kind: "text", text }],
-    taskId: "${taskId}",
-    contextId: "${contextId}",
-  };
-  return [{ delayMs: 0, frame: { kind: "status-update", status: { state: "failed", message }, final: true } }];
+  return finalStatusLine("failed", "fixture-error", `The demo kernel cannot play this fixture: ${error.message}`);
 }
 
 /** A turn the fixture has nothing for: a short answer, and the task completes. */
 function noSectionReply(fixture: string, turnIndex: number): FixtureLine[] {
   const text = `The demo fixture \`${fixture}\` has nothing recorded for turn ${turnIndex}, so this task ends here. Send a fixture name as a new message to try another scenario.`;
+  return finalStatusLine("completed", "end", text);
+}
+
+/** A fixture line that ends the task in `state` with an agent message saying `text`. */
+function finalStatusLine(state: "failed" | "completed", messageIdSuffix: string, text: string): FixtureLine[] {
   const message = {
     kind: "message",
-    messageId: "${taskId}-end",
+    messageId: `\${taskId}-${messageIdSuffix}`,
     role: "agent",
     parts: [{ kind: "text", text }],
     taskId: "${taskId}",
     contextId: "${contextId}",
   };
-  return [{ delayMs: 0, frame: { kind: "status-update", status: { state: "completed", message }, final: true } }];
+  return [{ delayMs: 0, frame: { kind: "status-update", status: { state, message }, final: true } }];
 }

@@ -9,8 +9,6 @@
  * only the demo kernel's fixture list (`GET /iac-code/fixtures`,
  * `fixture-list.ts`), so the sandbox offers the 0.3 fixtures by name.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { AGENT_CARD_PATH, type AgentCard } from "a2a-sdk-v03";
 import { DefaultRequestHandler, InMemoryTaskStore } from "a2a-sdk-v03/server";
@@ -18,7 +16,7 @@ import { agentCardHandler, jsonRpcHandler } from "a2a-sdk-v03/server/express";
 import express, { type ErrorRequestHandler } from "express";
 import { FIXTURE_LIST_PATH, fixtureListRoute } from "../kernel/fixture-list.js";
 import type { HoldLine } from "../kernel/replay-executor.js";
-import { bearerAuth, httpUnauthorized, recordCalls, type ReceivedCall } from "../kernel/replay-kernel.js";
+import { bearerAuth, closeKernel, httpUnauthorized, listenKernel, recordCalls, type ReceivedCall } from "../kernel/replay-kernel.js";
 import { StreamDrops } from "../kernel/stream-drops.js";
 import { PROJECT_ROOT } from "../paths.js";
 import { SERVICE_VERSION } from "../version.js";
@@ -86,13 +84,7 @@ export async function startReplayKernelV03(options: ReplayKernelV03Options = {})
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: (req) => Promise.resolve(new CallUser(req.headers)) }));
   app.use(invalidJson);
 
-  const server = http.createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}/`;
+  const { server, url } = await listenKernel(app, options);
   card.url = url;
 
   return {
@@ -100,9 +92,7 @@ export async function startReplayKernelV03(options: ReplayKernelV03Options = {})
     received,
     async close() {
       executor.stopAll();
-      // Open streams (a resubscription to a parked task stays silent) would otherwise keep `close` waiting.
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await closeKernel(server);
     },
   };
 }

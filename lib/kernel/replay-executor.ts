@@ -11,7 +11,6 @@
  * sideband answer that arrived while it ran as the next turn, after its
  * own lines (`continueAfterReplay`).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { Message, Task, TaskState, type Part } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
@@ -19,6 +18,7 @@ import { frameKey, listFixtures, loadFixture, sectionFor, selectFixture, type Fi
 import { isTerminal, permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
 import { toLiveEvent, type LiveIds } from "./live-event.js";
 import type { PipelineLog } from "./pipeline-state.js";
+import { ReplayTiming } from "./replay-timing.js";
 import type { StreamDrops } from "./stream-drops.js";
 import type { TaskHistory } from "./task-history.js";
 
@@ -105,10 +105,11 @@ export class ReplayExecutor implements AgentExecutor {
   /** Sideband answers to play as the next turn once the task's running replay has played its lines. */
   private readonly continuations = new Map<string, Message>();
   private readonly shutdown = new AbortController();
-  /** The last status time handed out (ms): each status gets a later one, so they order as they were published. */
-  private lastStatusAt = 0;
+  private readonly timing: ReplayTiming;
 
-  constructor(private readonly options: ReplayExecutorOptions) {}
+  constructor(private readonly options: ReplayExecutorOptions) {
+    this.timing = new ReplayTiming(options);
+  }
 
   execute = async (ctx: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const ids: LiveIds = { taskId: ctx.taskId, contextId: ctx.contextId };
@@ -157,7 +158,7 @@ export class ReplayExecutor implements AgentExecutor {
     this.continuations.delete(taskId);
     this.options.pending.clear(taskId);
     const ids = { taskId, contextId: this.contextIds.get(taskId) ?? "" };
-    const status = { state: "TASK_STATE_CANCELED", timestamp: this.statusTime() };
+    const status = { state: "TASK_STATE_CANCELED", timestamp: this.timing.statusTime() };
     this.states.set(taskId, TaskState.TASK_STATE_CANCELED);
     bus.publish(toLiveEvent({ statusUpdate: { status } }, ids));
   };
@@ -236,8 +237,8 @@ export class ReplayExecutor implements AgentExecutor {
       progress.published++;
     };
     for (const [index, line] of lines.entries()) {
-      if (!(await this.wait(line.delayMs, signal))) return false;
-      if (!(await this.hold(turn, index, lines.length, signal))) return false;
+      if (!(await this.timing.wait(line.delayMs, signal))) return false;
+      if (!(await this.timing.hold(turn, index, lines.length, signal))) return false;
       if (line.error) {
         // Before any frame this is a refusal of the call; after, a broken stream.
         this.options.errors.raise(ctx.context, line.error);
@@ -275,30 +276,7 @@ export class ReplayExecutor implements AgentExecutor {
    */
   private stampStatus(event: AgentExecutionEvent): void {
     const status = event.kind === "task" || event.kind === "statusUpdate" ? event.data.status : undefined;
-    if (status) status.timestamp = this.statusTime();
-  }
-
-  /** Now, or just after the last status time when the clock has not moved on since. */
-  private statusTime(): string {
-    this.lastStatusAt = Math.max(Date.now(), this.lastStatusAt + 1);
-    return new Date(this.lastStatusAt).toISOString();
-  }
-
-  /** Waits for a test's hold on a line, if any; false once the replay has been stopped. */
-  private async hold(turn: ReplayTurn, index: number, count: number, signal: AbortSignal): Promise<boolean> {
-    const held = this.options.holdLine?.(turn, index, count);
-    if (held && !signal.aborted) {
-      const stopped = new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-      await Promise.race([held, stopped]);
-    }
-    return !signal.aborted;
-  }
-
-  /** Waits a recorded delay; false once the replay has been stopped. */
-  private async wait(delayMs: number, signal: AbortSignal): Promise<boolean> {
-    const ms = delayMs * this.options.timeScale;
-    if (ms > 0 && !signal.aborted) await sleep(ms, undefined, { signal }).catch(() => undefined);
-    return !signal.aborted;
+    if (status) status.timestamp = this.timing.statusTime();
   }
 }
 

@@ -140,13 +140,7 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   app.use(invalidJson);
 
-  const server = http.createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const url = `http://${address.includes(":") ? `[${address}]` : address}:${port}/`;
+  const { server, url } = await listenKernel(app, options);
   card.supportedInterfaces[0]!.url = url;
 
   return {
@@ -165,12 +159,30 @@ export async function startReplayKernel(options: ReplayKernelOptions = {}): Prom
     },
     async close() {
       executor.stopAll();
-      // Open streams (a subscription to a parked task stays silent forever)
-      // would otherwise keep `close` and the process waiting.
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await closeKernel(server);
     },
   };
+}
+
+/** Serves `app` on the kernel's host and port (default 127.0.0.1, ephemeral); `url` is its base URL, ending with '/' (the 0.3 kernel too). */
+export async function listenKernel(
+  app: express.Express,
+  options: { host?: string; port?: number },
+): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return { server, url: `http://${address.includes(":") ? `[${address}]` : address}:${port}/` };
+}
+
+export async function closeKernel(server: http.Server): Promise<void> {
+  // Open streams (a subscription to a parked task stays silent forever)
+  // would otherwise keep `close` and the process waiting.
+  server.closeAllConnections();
+  await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
 }
 
 function agentCard(): AgentCard {
