@@ -20,6 +20,8 @@ import { readPng, type Png } from "./png.js";
 declare const getComputedStyle: (element: unknown) => { backgroundColor: string; getPropertyValue(name: string): string };
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+// Headless, and nothing that calls home. Playwright gives every launch a fresh
+// temporary profile (it refuses --user-data-dir in args).
 const CHROMIUM_FLAGS = [
   "--headless",
   "--no-sandbox",
@@ -51,14 +53,25 @@ export interface SandboxPage {
   close(): Promise<void>;
 }
 
+/** Debian's Chromium, headless; a missing one is an error here (`describeInBrowser` has already skipped where that is allowed). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+}
+
+/** Collects the page's console errors and script errors into `problems`: a CSP refusal shows up there, not as a failed assertion. */
+export function collectProblems(page: Page, problems: string[]): void {
+  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+  page.on("pageerror", (error) => problems.push(error.message));
+}
+
 export async function openSandbox(config: Partial<Config> = {}): Promise<SandboxPage> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
   const service = await startService(testConfig({ a2aUrl: undefined, ...config }));
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   const page = await browser.newPage({ viewport: VIEWPORT, acceptDownloads: true });
   const problems: string[] = [];
-  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-  page.on("pageerror", (error) => problems.push(error.message));
+  collectProblems(page, problems);
   mkdirSync(SCREENSHOTS, { recursive: true });
   mkdirSync(DOC_IMAGES, { recursive: true });
   await page.goto(`${service.url}/sandbox`);

@@ -5,27 +5,15 @@
  * whole, so the spec can hold each stream to the same checks as any other
  * test stream (`expectValidRun`); and pixel checks at a point.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect } from "@jest/globals";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { PROJECT_ROOT } from "../../lib/paths.js";
-import { CHROMIUM, cssColour, describeInBrowser, screenshot, SCREENSHOTS, VIEWPORT } from "./browser.js";
+import { collectProblems, cssColour, describeInBrowser, launchChromium, screenshot, SCREENSHOTS, VIEWPORT } from "./browser.js";
 import type { Png } from "./png.js";
 
 export { describeInBrowser, screenshot };
-
-// The flags browser.ts launches with: headless, and nothing that calls home.
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** One streamed answer the page got: where it was POSTed and its SSE text, read once the stream ended. */
 export interface ReceivedStream {
@@ -44,14 +32,12 @@ export interface SandboxBrowser {
 }
 
 export async function openSandboxAt(url: string): Promise<SandboxBrowser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  const browser = await launchChromium();
   const page = await browser.newPage({ viewport: VIEWPORT });
   const problems: string[] = [];
   const posts: SandboxBrowser["posts"] = [];
   const streams: ReceivedStream[] = [];
-  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-  page.on("pageerror", (error) => problems.push(error.message));
+  collectProblems(page, problems);
   page.on("request", (request) => {
     if (request.method() === "POST") posts.push({ path: new URL(request.url()).pathname, body: JSON.parse(request.postData() ?? "null") });
   });

@@ -7,41 +7,18 @@
  * suite; on a developer machine without it the suite is skipped, saying so.
  * Screenshots land in spec/e2e/__screenshots__/ (gitignored) to look at.
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { chromium, type Browser, type Locator, type Page } from "playwright-core";
-import { PROJECT_ROOT } from "../../lib/paths.js";
+import { afterAll, beforeAll, expect, it } from "@jest/globals";
+import type { Browser, Locator, Page } from "playwright-core";
 import { startService, type RunningService } from "../../lib/server.js";
 import type { ValidRunInput } from "../../lib/validation.js";
 import { testConfig } from "../support/service.js";
+import { collectProblems, describeInBrowser, launchChromium, SCREENSHOTS, STREAM_TIMEOUT, VIEWPORT } from "./browser.js";
 import { readPng } from "./png.js";
 
 // Runs in the page (inside page.evaluate), where the DOM exists; the specs are typechecked without the DOM lib.
 declare const getComputedStyle: (element: unknown) => { backgroundColor: string; getPropertyValue(name: string): string };
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// Playwright gives every launch a fresh temporary profile (it refuses --user-data-dir in args).
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const VIEWPORT = { width: 1280, height: 800 };
-const SCREENSHOTS = path.join(PROJECT_ROOT, "spec", "e2e", "__screenshots__");
-const STREAM_TIMEOUT = 20_000;
-
-const inCi = ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && !inCi) {
-  console.warn(`Skipping the sandbox e2e tests: no Chromium at ${CHROMIUM}. Install Debian's chromium package, or set CHROMIUM_PATH.`);
-}
-const describeInBrowser = haveChromium || inCi ? describe : describe.skip;
 
 describeInBrowser("the sandbox page in Chromium", () => {
   let service: RunningService;
@@ -52,13 +29,10 @@ describeInBrowser("the sandbox page in Chromium", () => {
   const posts: ValidRunInput[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: CI must install it (.ci/run runs apt-get install chromium).`);
     service = await startService(testConfig({ a2aUrl: undefined }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: VIEWPORT });
-    // A CSP refusal or a script error shows up here, not as a failed assertion.
-    page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-    page.on("pageerror", (error) => problems.push(error.message));
+    collectProblems(page, problems);
     page.on("request", (request) => {
       if (request.method() === "POST" && new URL(request.url()).pathname === "/")
         posts.push(JSON.parse(request.postData() ?? "null") as ValidRunInput);
