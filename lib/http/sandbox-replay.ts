@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto";
 import { EventType } from "@ag-ui/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { concatMap, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import { concatMap, EMPTY, from, map, of, pipe, throwError, timer, type Observable, type OperatorFunction } from "rxjs";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
@@ -25,7 +25,8 @@ import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { FixtureFormatError, parseFixture, sectionFor, type FixtureLine } from "../kernel/fixtures.js";
 import { fillPlaceholders } from "../kernel/live-event.js";
 import { isJsonObject } from "../model/json.js";
-import { runPipeline, type RunPorts } from "../run-pipeline.js";
+import type { KernelSignal, SignalOf } from "../model/kernel-signal.js";
+import { runPipeline, type RunPorts, type RunSetup } from "../run-pipeline.js";
 import { toKernelSignals } from "../../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
 import { bearerAuth } from "./auth.js";
@@ -130,17 +131,51 @@ export function replayedFrames(
   );
 }
 
+/** The kernel's JSON-RPC results → kernel signals, as `runAgent` reads a new run's stream (the spec's in-memory chain too). */
+export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal> {
+  return pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
+}
+
+/** A pause's end with its inputs shown as interrupts, stored nowhere (the spec's in-memory thread shows them so too). */
+export function withInterruptsShown(end: SignalOf<"run-end">, language: string): SignalOf<"run-end"> {
+  if (end.error || !end.inputs?.length) return end;
+  return {
+    ...end,
+    interrupts: end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, language)),
+  };
+}
+
+/** The execution ids a fresh run announces in its session event. */
+export type FreshRunIds = Omit<NonNullable<RunSetup["session"]>, "known">;
+
+/**
+ * The setup of a run that opens a thread and an execution no one knew
+ * before: the kernel's ids unknown, its pipeline at the start (the
+ * spec's in-memory chain may start it elsewhere).
+ */
+export function freshRunSetup(
+  ids: FreshRunIds,
+  rest: Pick<RunSetup, "describe" | "heartbeatMs"> &
+    Partial<Pick<RunSetup, "pipelineSequence" | "pipelineOpenSteps" | "textSnapshotDigests" | "interruptsAsTools">>,
+): RunSetup {
+  const { threadId, runId } = ids;
+  return {
+    threadId,
+    runId,
+    opening: [{ type: EventType.RUN_STARTED, threadId, runId }],
+    session: { ...ids, known: { taskId: null, sessionId: null } },
+    pipelineSequence: 0,
+    pipelineOpenSteps: [],
+    textSnapshotDigests: [],
+    ...rest,
+  };
+}
+
 /** The ports of a run that keeps nothing: no thread on disk, no task to cancel, interrupts shown and forgotten. */
 function replayPorts(language: string): RunPorts {
   return {
     persistIds: () => undefined,
-    settleAndPersistEnd: (end) =>
-      end.error || !end.inputs?.length
-        ? end
-        : {
-            ...end,
-            interrupts: end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, language)),
-          },
+    settleAndPersistEnd: (end) => withInterruptsShown(end, language),
   };
 }
 
@@ -152,30 +187,13 @@ function replay(req: Request, res: Response, { heartbeatMs }: SandboxReplayOptio
   const runId = `replay-${randomUUID()}`;
   const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
   const describe = (error: AguiError) => messageFor(error, language);
-  const signals$ = replayedFrames(lines, request.timeScale, ids).pipe(
-    unwrapStreamResponse(),
-    toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }),
-  );
-  const items$ = signals$.pipe(
+  const items$ = replayedFrames(lines, request.timeScale, ids).pipe(
+    framesToSignals(),
     runPipeline(
-      {
-        threadId,
-        runId,
-        opening: [{ type: EventType.RUN_STARTED, threadId, runId }],
-        session: {
-          threadId,
-          runId,
-          executionId: randomUUID(),
-          contextId: ids.contextId,
-          rosInvocationId: "sandbox-replay",
-          known: { taskId: null, sessionId: null },
-        },
-        pipelineSequence: 0,
-        pipelineOpenSteps: [],
-        textSnapshotDigests: [],
-        describe,
-        heartbeatMs,
-      },
+      freshRunSetup(
+        { threadId, runId, executionId: randomUUID(), contextId: ids.contextId, rosInvocationId: "sandbox-replay" },
+        { describe, heartbeatMs },
+      ),
       replayPorts(language),
     ),
   );

@@ -5,18 +5,16 @@
  * replaced (ids "written" asynchronously, as on disk; a pause kept through
  * the real allowlist and interrupt builder; a write that can be told to fail).
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { pipe, type OperatorFunction, type SchedulerLike } from "rxjs";
+import type { AGUIEvent } from "@ag-ui/core";
+import type { OperatorFunction, SchedulerLike } from "rxjs";
 import { AguiError } from "../../lib/errors.js";
+import { freshRunSetup, withInterruptsShown } from "../../lib/http/sandbox-replay.js";
 import { messageFor } from "../../lib/i18n/index.js";
-import { kernelInputsOf, keepInput } from "../../lib/interrupts/keep-input.js";
-import { toInterrupt } from "../../lib/interrupts/to-interrupt.js";
-import type { JsonRpcResult } from "../../lib/a2a/client.js";
 import type { KernelSignal, SignalOf } from "../../lib/model/kernel-signal.js";
 import { runPipeline, type RunPorts } from "../../lib/run-pipeline.js";
 import type { Heartbeat } from "../../operators/merge-heartbeat.js";
-import { toKernelSignals } from "../../operators/to-kernel-signals.js";
-import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
+
+export { framesToSignals } from "../../lib/http/sandbox-replay.js";
 
 export interface ChainOptions {
   threadId?: string;
@@ -37,11 +35,6 @@ export interface ChainOptions {
 
 /** The instant the in-memory chain's clock stands at: every event it makes carries it. */
 export const CHAIN_NOW = Date.UTC(2026, 0, 1);
-
-/** The kernel's JSON-RPC results → kernel signals, as `runAgent` reads a new run's stream. */
-export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal> {
-  return pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
-}
 
 /** A thread in memory: the ports `runAgent` gives the chain, without a disk. */
 export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
@@ -64,10 +57,7 @@ export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
       if (end.error || !end.inputs?.length) return end;
       if (options.failPersistence) return { ...end, inputs: undefined, error: new AguiError("STATE_PERSISTENCE_FAILED") };
       try {
-        return {
-          ...end,
-          interrupts: end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, "en")),
-        };
+        return withInterruptsShown(end, "en");
       } catch (error) {
         const failure =
           error instanceof AguiError && error.code === "A2A_PROTOCOL_ERROR"
@@ -83,28 +73,22 @@ export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
 
 /** Kernel signals → what `runAgent` hands the SSE sink: AG-UI events and heartbeats. */
 export function projectionChain(options: ChainOptions = {}): OperatorFunction<KernelSignal, AGUIEvent | Heartbeat> {
-  const threadId = options.threadId ?? "thread-1";
-  const runId = options.runId ?? "run-1";
+  const ids = {
+    threadId: options.threadId ?? "thread-1",
+    runId: options.runId ?? "run-1",
+    executionId: "execution-1",
+    contextId: "context-1",
+    rosInvocationId: "ros-1",
+  };
   return runPipeline(
-    {
-      threadId,
-      runId,
-      opening: [{ type: EventType.RUN_STARTED, threadId, runId }],
-      session: {
-        threadId,
-        runId,
-        executionId: "execution-1",
-        contextId: "context-1",
-        rosInvocationId: "ros-1",
-        known: { taskId: null, sessionId: null },
-      },
+    freshRunSetup(ids, {
       pipelineSequence: options.pipelineSequence ?? 0,
       pipelineOpenSteps: options.pipelineOpenSteps ?? [],
       textSnapshotDigests: options.textSnapshotDigests ?? [],
       describe: (error) => messageFor(error, "en"),
       heartbeatMs: options.heartbeatMs ?? 15_000,
       interruptsAsTools: options.interruptsAsTools ?? false,
-    },
+    }),
     inMemoryPorts(options),
   );
 }
