@@ -22,12 +22,22 @@
  *
  * So an observer whose instance dies while it watches stops renewing its
  * claim, and the wait ends `claimTtlMs` + `graceMs` after its last renewal.
+ *
+ * Each script has a deadline of its own (`commandTimeoutMs`): a Redis that
+ * is up but silent answers nobody, and what it does once it answers again
+ * is still seen to. A hold it does not confirm in time is cancelled at
+ * once and withdrawn behind it; a claim is watched without, and given back
+ * if Redis makes it late; a read a request needs (a new turn's take, the
+ * question whether a wait is held) is STATE_UNAVAILABLE, and the holds a
+ * late take took are still expired; renewals, give-backs and sweeps are
+ * logged, and their late replies still acted on.
  */
 import { AguiError } from "../errors.js";
 import { errorFields, silentLogger, type Logger } from "../log.js";
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, RedisDeadlineError, withDeadline } from "../state/redis-connection.js";
 import type { DisconnectGrace, HeldExecution } from "./disconnect-grace.js";
 import { logCancelFailure } from "./orphans.js";
-import { runScript, type RedisScripting } from "./redis-scripting.js";
+import { runScript, sendScript, type RedisScripting } from "./redis-scripting.js";
 
 /** A hold as any instance can expire it. */
 export type HeldIds = Omit<HeldExecution, "expire">;
@@ -43,6 +53,8 @@ export interface RedisDisconnectGraceOptions {
   sweepMs?: number;
   /** How long a claim lasts unless its instance renews it (a third of it apart); 10 s by default. */
   claimTtlMs?: number;
+  /** Each script's own deadline; the thread store's by default. */
+  commandTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -153,6 +165,7 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   readonly #prefix: string;
   readonly #log: Logger;
   readonly #claimTtlMs: number;
+  readonly #commandTimeoutMs: number;
   /** The runs' own `expire` of the holds made here. */
   readonly #expires = new Map<string, () => void>();
   /** How many observers of this instance watch each execution: their claims are renewed while they do. */
@@ -168,10 +181,12 @@ export class RedisDisconnectGrace implements DisconnectGrace {
     prefix = "iac-code-agui:",
     sweepMs,
     claimTtlMs = DEFAULT_CLAIM_TTL_MS,
+    commandTimeoutMs = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
     log = silentLogger,
   }: RedisDisconnectGraceOptions) {
     this.graceMs = graceMs;
     this.#claimTtlMs = claimTtlMs;
+    this.#commandTimeoutMs = commandTimeoutMs;
     this.#redis = redis;
     this.#expireHeld = expireHeld;
     this.#prefix = prefix;
@@ -203,12 +218,15 @@ export class RedisDisconnectGrace implements DisconnectGrace {
       HOLD,
       [this.#holdKey(held.executionId), this.#dueKey, `${this.#prefix}grace-thread:${held.threadId}`],
       [held.executionId, held.threadId, held.taskId, this.graceMs],
+      this.#commandTimeoutMs,
     ).then(
       () => this.#arm(held.executionId, this.graceMs),
       (error: unknown) => {
         // No window without Redis: the client that left is treated as one that left for good.
         this.#log.warn({ ...errorFields(error), executionId: held.executionId }, "the grace window could not be shared: cancelling now");
         this.#expire(held);
+        // A silent Redis may still make the hold: behind it on the connection, this takes it back.
+        if (error instanceof RedisDeadlineError) this.#giveBack(held.executionId, true);
       },
     );
   }
@@ -216,60 +234,82 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   // With no window (graceMs 0, the default) nothing is ever held: no request pays a Redis round trip to learn that.
   async claim(executionId: string): Promise<boolean> {
     if (!this.enabled) return false;
+    const claiming = this.#claim(executionId, "new");
     try {
-      const claimed = (await this.#claim(executionId, "new")) === 1;
+      const claimed = (await withDeadline(claiming, this.#commandTimeoutMs)) === 1;
       if (claimed) this.#claims.set(executionId, (this.#claims.get(executionId) ?? 0) + 1);
       return claimed;
     } catch (error) {
       this.#log.warn({ ...errorFields(error), executionId }, "the grace window could not be claimed: watching without it");
+      // Nobody here renews or gives back a claim Redis makes after its deadline: it is given back at once.
+      claiming.then(
+        (claimed) => claimed === 1 && this.#giveBack(executionId, false),
+        () => undefined,
+      );
       return false;
     }
   }
 
+  /** The claim script as sent, with no deadline: its callers say what theirs means. */
   #claim(executionId: string, kind: "new" | "renewed"): Promise<unknown> {
     const keys = [this.#holdKey(executionId), this.#dueKey];
-    return runScript(this.#redis, CLAIM, keys, [executionId, this.#claimTtlMs + this.graceMs, kind]);
+    return sendScript(this.#redis, CLAIM, keys, [executionId, this.#claimTtlMs + this.graceMs, kind]);
   }
 
   #renewClaims(): void {
-    for (const executionId of this.#claims.keys())
-      this.#claim(executionId, "renewed").then(
+    for (const executionId of this.#claims.keys()) {
+      const renewing = this.#claim(executionId, "renewed");
+      // A late reply still counts: a hold gone meanwhile is no longer renewed.
+      renewing.then(
         (held) => held === 0 && this.#claims.delete(executionId),
-        (error: unknown) => this.#log.warn({ ...errorFields(error), executionId }, "a grace window claim could not be renewed"),
+        () => undefined,
       );
+      withDeadline(renewing, this.#commandTimeoutMs).catch((error: unknown) =>
+        this.#log.warn({ ...errorFields(error), executionId }, "a grace window claim could not be renewed"),
+      );
+    }
   }
 
   unclaim(executionId: string, settled: boolean): void {
     const watching = (this.#claims.get(executionId) ?? 1) - 1;
     if (watching > 0) this.#claims.set(executionId, watching);
     else this.#claims.delete(executionId);
-    runScript(
+    this.#giveBack(executionId, settled);
+  }
+
+  /** Gives a claim back to Redis, or with `settled` ends the hold; a late reply still times the wait it starts. */
+  #giveBack(executionId: string, settled: boolean): void {
+    const givingBack = sendScript(
       this.#redis,
       UNCLAIM,
       [this.#holdKey(executionId), this.#dueKey],
       [executionId, settled ? "1" : "0", this.graceMs, this.#prefix],
-    ).then(
+    );
+    givingBack.then(
       (wait) => {
         if (settled) this.#expires.delete(executionId);
         if (typeof wait === "number" && wait >= 0) this.#arm(executionId, wait);
       },
-      (error: unknown) => this.#log.warn({ ...errorFields(error), executionId }, "the grace window could not be given back"),
+      () => undefined,
+    );
+    withDeadline(givingBack, this.#commandTimeoutMs).catch((error: unknown) =>
+      this.#log.warn({ ...errorFields(error), executionId }, "the grace window could not be given back"),
     );
   }
 
   async expireThread(threadId: string): Promise<void> {
     if (!this.enabled) return;
-    const taken = await this.#shared(
-      () => runScript(this.#redis, TAKE_THREAD, [`${this.#prefix}grace-thread:${threadId}`, this.#dueKey], [this.#prefix]),
-      { threadId },
+    // What the take takes is expired even when Redis answers past the deadline: nobody else will.
+    const taking = sendScript(this.#redis, TAKE_THREAD, [`${this.#prefix}grace-thread:${threadId}`, this.#dueKey], [this.#prefix]).then(
+      (taken) => heldFrom(taken).forEach((held) => this.#expire(held)),
     );
-    heldFrom(taken).forEach((held) => this.#expire(held));
+    await this.#shared(() => withDeadline(taking, this.#commandTimeoutMs), { threadId });
   }
 
   async holds(executionId: string): Promise<boolean> {
     if (!this.enabled) return false;
     const exists = await this.#shared(
-      () => runScript(this.#redis, "return redis.call('EXISTS', KEYS[1])", [this.#holdKey(executionId)], []),
+      () => runScript(this.#redis, "return redis.call('EXISTS', KEYS[1])", [this.#holdKey(executionId)], [], this.#commandTimeoutMs),
       { executionId },
     );
     return exists === 1;
@@ -304,21 +344,27 @@ export class RedisDisconnectGrace implements DisconnectGrace {
   }
 
   async #takeIfDue(executionId: string): Promise<void> {
-    try {
-      const reply = await runScript(this.#redis, TAKE_IF_DUE, [this.#dueKey], [executionId, this.#prefix]);
+    // Acted on whenever Redis answers: a hold it took is expired by nobody else.
+    const taking = sendScript(this.#redis, TAKE_IF_DUE, [this.#dueKey], [executionId, this.#prefix]).then((reply) => {
       if (typeof reply === "number") return this.#arm(executionId, reply);
       const [held] = heldFrom(reply);
       if (held) this.#expire(held);
       // Watched, or taken elsewhere: whoever ends the wait next expires it from its ids.
       else this.#expires.delete(executionId);
+    });
+    try {
+      await withDeadline(taking, this.#commandTimeoutMs);
     } catch (error) {
       this.#log.warn({ ...errorFields(error), executionId }, "the grace window could not be checked: the sweep will");
     }
   }
 
   async #sweep(): Promise<void> {
+    const sweeping = sendScript(this.#redis, SWEEP, [this.#dueKey], [this.#prefix]).then((taken) =>
+      heldFrom(taken).forEach((held) => this.#expire(held)),
+    );
     try {
-      heldFrom(await runScript(this.#redis, SWEEP, [this.#dueKey], [this.#prefix])).forEach((held) => this.#expire(held));
+      await withDeadline(sweeping, this.#commandTimeoutMs);
     } catch (error) {
       this.#log.warn(errorFields(error), "the grace windows could not be swept");
     }

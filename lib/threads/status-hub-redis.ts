@@ -20,14 +20,15 @@
  * watcher starts from the thread's stored state, as it does in one process.
  * A Redis that cannot be reached costs observers their live status, never a
  * run: the run's writes are logged and dropped, a watcher shows the stored
- * state's status (at once when Redis refuses, after `snapshotTimeoutMs`
- * when it does not answer). A status published while a watcher's channel
+ * state's status (at once when Redis refuses, after `commandTimeoutMs` when
+ * it does not answer). A status published while a watcher's channel
  * was away is not sent again, but each status is the whole read-model: the
  * next one brings the watcher up to date.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { Observable } from "rxjs";
 import { errorFields, silentLogger, type Logger } from "../log.js";
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withDeadline } from "../state/redis-connection.js";
 import { initialThreadStatus, reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import { runScript, type RedisChannels, type RedisScripting } from "./redis-scripting.js";
 import type { ThreadStatusHub } from "./status-hub.js";
@@ -43,6 +44,8 @@ export interface RedisStatusHubOptions {
   activeTtlMs?: number;
   /** How long a watcher waits for its snapshot before it shows the stored state's status (observers wait on it). */
   snapshotTimeoutMs?: number;
+  /** Each Redis call's own deadline (a script, a subscription, leaving a channel); the thread store's by default. */
+  commandTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -75,6 +78,8 @@ redis.call('PUBLISH', ARGV[4], stamped)
 return stamped
 `;
 
+const READ_STATUS = "return redis.call('GET', KEYS[1])";
+
 function parseStamped(text: string): Stamped {
   const space = text.indexOf(" ");
   return { sequence: Number(text.slice(0, space)), status: JSON.parse(text.slice(space + 1)) as ThreadStatus };
@@ -91,18 +96,30 @@ class ChannelListeners {
     { listeners: Set<(message: string) => void>; dispatch: (message: string) => void; subscribed: Promise<void> }
   >();
 
-  constructor(readonly connection: RedisChannels) {}
+  constructor(
+    readonly connection: RedisChannels,
+    readonly deadlineMs: number,
+    readonly log: Logger,
+  ) {}
 
   async add(channel: string, listener: (message: string) => void): Promise<void> {
     let entry = this.#channels.get(channel);
     if (!entry) {
       const listeners = new Set<(message: string) => void>();
       const dispatch = (message: string) => listeners.forEach((each) => each(message));
-      const created = { listeners, dispatch, subscribed: this.connection.subscribe(channel, dispatch) };
+      const subscribing = this.connection.subscribe(channel, dispatch);
+      const created = { listeners, dispatch, subscribed: withDeadline(subscribing, this.deadlineMs) };
       this.#channels.set(channel, created);
-      // A channel that could not be joined is tried afresh by the next watcher.
+      // A channel that could not be joined is tried afresh by the next watcher; one Redis joins after its
+      // deadline is left at once, or it would stay joined with nobody to leave it.
       created.subscribed.catch(() => {
         if (this.#channels.get(channel) === created) this.#channels.delete(channel);
+        subscribing
+          .then(
+            () => withDeadline(this.connection.unsubscribe(channel, dispatch), this.deadlineMs),
+            () => undefined,
+          )
+          .catch((error: unknown) => this.log.warn(errorFields(error), "leaving a thread status channel joined late failed"));
       });
       entry = created;
     }
@@ -115,7 +132,7 @@ class ChannelListeners {
     if (!entry?.listeners.delete(listener) || entry.listeners.size > 0) return;
     this.#channels.delete(channel);
     await entry.subscribed;
-    await this.connection.unsubscribe(channel, entry.dispatch);
+    await withDeadline(this.connection.unsubscribe(channel, entry.dispatch), this.deadlineMs);
   }
 
   get size(): number {
@@ -129,6 +146,7 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
   readonly #prefix: string;
   readonly #activeTtlMs: number;
   readonly #snapshotTimeoutMs: number;
+  readonly #commandTimeoutMs: number;
   readonly #log: Logger;
   /** The status of each run this instance feeds, while it is active. */
   readonly #fed = new Map<string, ThreadStatus>();
@@ -139,11 +157,13 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
     prefix = "iac-code-agui:",
     activeTtlMs = DEFAULT_ACTIVE_TTL_MS,
     snapshotTimeoutMs = DEFAULT_SNAPSHOT_TIMEOUT_MS,
+    commandTimeoutMs = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
     log = silentLogger,
   }: RedisStatusHubOptions) {
     this.#snapshotTimeoutMs = snapshotTimeoutMs;
+    this.#commandTimeoutMs = commandTimeoutMs;
     this.#redis = redis;
-    this.#channels = new ChannelListeners(channels);
+    this.#channels = new ChannelListeners(channels, commandTimeoutMs, log);
     this.#prefix = prefix;
     this.#activeTtlMs = activeTtlMs;
     this.#log = log;
@@ -165,11 +185,13 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
     else this.#fed.delete(threadId);
     if (next === current) return;
     // Sent in the order recorded: one connection keeps its commands in order, and the script numbers them there.
+    // Best effort past its deadline too: a status that lands late is still in order, and the next one is the whole read-model.
     runScript(
       this.#redis,
       PUBLISH_STATUS,
       [this.#key(threadId)],
       [JSON.stringify(next), next.runActive ? "1" : "0", this.#activeTtlMs, this.#channel(threadId)],
+      this.#commandTimeoutMs,
     ).catch((error: unknown) =>
       this.#log.warn({ ...errorFields(error), threadId, eventType: event.type }, "the shared thread status could not be written"),
     );
@@ -208,7 +230,7 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
       const channel = this.#channel(threadId);
       this.#channels
         .add(channel, listener)
-        .then(() => this.#redis.eval("return redis.call('GET', KEYS[1])", { keys: [this.#key(threadId)], arguments: [] }))
+        .then(() => runScript(this.#redis, READ_STATUS, [this.#key(threadId)], [], this.#commandTimeoutMs))
         .then(
           (stored) => snapshotOut(typeof stored === "string" ? parseStamped(stored) : { sequence: 0, status: seed() }),
           storedStateInstead,

@@ -22,6 +22,10 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Halts it and removes its directory. */
   stop(): Promise<void>;
+  /** Stops the process (SIGSTOP): up and connected, but silent, as a hung host or a cut network looks. */
+  pause(): void;
+  /** Lets a paused process go on (SIGCONT): it answers what it was sent meanwhile, in order. */
+  resume(): void;
 }
 
 const REDIS_SERVER = "redis-server";
@@ -71,7 +75,14 @@ export async function startRedisServer(): Promise<RedisServer> {
     if (!running || running.exitCode !== null || running.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => running.once("exit", () => resolve()));
     running.kill("SIGTERM");
+    // A paused server acts on the SIGTERM only once it runs again.
+    running.kill("SIGCONT");
     await exited;
+  };
+
+  const signal = (name: NodeJS.Signals) => {
+    if (!child) throw new Error("redis-server is not running");
+    child.kill(name);
   };
 
   await start();
@@ -80,6 +91,8 @@ export async function startRedisServer(): Promise<RedisServer> {
     port,
     halt,
     restart: start,
+    pause: () => signal("SIGSTOP"),
+    resume: () => signal("SIGCONT"),
     async stop() {
       await halt();
       rmSync(dir, { recursive: true, force: true });
