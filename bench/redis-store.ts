@@ -9,34 +9,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { toInterrupt } from "../lib/interrupts/to-interrupt.js";
 import { FileThreadStore } from "../lib/state/file-thread-store.js";
 import { connectRedis } from "../lib/state/redis-connection.js";
 import { RedisThreadStore } from "../lib/state/redis-thread-store.js";
 import type { ThreadStore } from "../lib/state/thread-store.js";
-import { admitRun } from "../lib/threads/admission.js";
-import { validateRunInput } from "../lib/validation.js";
 import { startRedisServer } from "../spec/support/redis-server.js";
-import { percentile, sortNumbers } from "./support.js";
-
-const CWD = os.tmpdir();
-let serial = 0;
-
-function admissionInput(threadId: string) {
-  const runId = `bench-run-${process.pid}-${++serial}`;
-  return validateRunInput(
-    {
-      threadId,
-      runId,
-      state: {},
-      messages: [{ id: `msg-${runId}`, role: "user", content: "hello" }],
-      tools: [],
-      context: [],
-      forwardedProps: { iacCode: { schemaVersion: 1, rosInvocationId: "bench", cwd: CWD } },
-    },
-    { allowedCwds: [CWD] },
-  );
-}
+import { latency, nextSerial, timeAdmissions } from "./admission.js";
 
 export interface RedisStoreResult {
   samples: number;
@@ -55,37 +33,18 @@ export async function benchRedisStore({ samples = 300, knownThreads = 20 } = {})
     { name: "file", store: new FileThreadStore({ stateDir }), times: [] },
     { name: "redis", store: redisStore, times: [] },
   ];
-  const deps = (store: ThreadStore) => ({
-    store,
-    now: Date.now,
-    newExecutionId: () => `execution-${++serial}`,
-    cancelTask: async () => undefined,
-    toInterrupt: (pending: Parameters<typeof toInterrupt>[0]) => toInterrupt(pending),
-  });
   const known = Array.from({ length: knownThreads }, (_, i) => `known-${process.pid}-${i}`);
-  const admitOnce = async (entry: (typeof stores)[number], index: number, record: boolean) => {
-    // Half new threads (nothing to read, one document written), half known ones (one read, one write).
-    const threadId = index % 2 === 0 ? `fresh-${entry.name}-${process.pid}-${++serial}` : known[index % known.length]!;
-    const start = performance.now();
-    const admitted = await admitRun(admissionInput(threadId), deps(entry.store));
-    const elapsed = performance.now() - start;
-    await admitted.lease.release();
-    if (record) entry.times.push(elapsed);
-  };
   try {
-    // Warm-up, which also makes the known threads known to both stores.
-    for (let i = 0; i < 2 * knownThreads; i++) for (const entry of stores) await admitOnce(entry, i, false);
-    for (let i = 0; i < samples; i++) {
-      // Alternate which goes first, so neither always follows the other's fsync.
-      const order = i % 2 === 0 ? stores : [...stores].reverse();
-      for (const entry of order) await admitOnce(entry, i, true);
-    }
-    const summary = (times: number[]) => {
-      const sorted = sortNumbers(times);
-      return { p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90) };
-    };
-    const file = summary(stores[0]!.times);
-    const redis = summary(stores[1]!.times);
+    await timeAdmissions(stores, {
+      // The warm-up also makes the known threads known to both stores.
+      warmups: 2 * knownThreads,
+      samples,
+      // Half new threads (nothing to read, one document written), half known ones (one read, one write).
+      threadIdFor: (entry, index) =>
+        index % 2 === 0 ? `fresh-${entry.name}-${process.pid}-${nextSerial()}` : known[index % known.length]!,
+    });
+    const file = latency(stores[0]!.times);
+    const redis = latency(stores[1]!.times);
     return { samples, file, redis, ratio: redis.p50Ms / file.p50Ms };
   } finally {
     await redisStore.close();
