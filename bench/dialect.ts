@@ -26,7 +26,8 @@ import { V03_FRAMES } from "../lib/kernel-v03/frames.js";
 import { FIXTURES_V03_DIR, startReplayKernelV03 } from "../lib/kernel-v03/replay-kernel.js";
 import { startService } from "../lib/server.js";
 import { framesToSignals, projectionChain } from "../spec/support/projection-chain.js";
-import { median } from "./support.js";
+import { testConfig } from "../spec/support/service.js";
+import { alternate, median } from "./support.js";
 
 const FIXTURE = "slow-chat";
 
@@ -90,51 +91,9 @@ export async function benchDialect({ rounds = 5, ms = 1000, runs = 60 } = {}): P
   };
 }
 
-/** Runs `a` and `b` by turns of about `sliceMs` each, for about `ms` of each: [calls a, calls b, ms a, ms b]. */
-async function alternate(
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
-  { ms, sliceMs = 50 }: { ms: number; sliceMs?: number },
-): Promise<[number, number, number, number]> {
-  const spent = [0, 0];
-  const calls = [0, 0];
-  const sides = [a, b];
-  while (spent[0]! < ms || spent[1]! < ms) {
-    for (const side of [0, 1]) {
-      const start = performance.now();
-      let elapsed = 0;
-      while (elapsed < sliceMs) {
-        await sides[side]!();
-        calls[side]!++;
-        elapsed = performance.now() - start;
-      }
-      spent[side]! += elapsed;
-    }
-  }
-  return [calls[0]!, calls[1]!, spent[0]!, spent[1]!];
-}
-
-const BENCH_CONFIG = (a2aUrl: string, stateDir: string, workspace: string): Config => ({
-  host: "127.0.0.1",
-  port: 0,
-  a2aUrl,
-  a2aToken: undefined,
-  authToken: undefined,
-  stateDir,
-  allowedCwds: [workspace],
-  heartbeatMs: 15_000,
-  interruptTtlS: 540,
-  recordDir: undefined,
-  disconnectGraceMs: 0,
-  clientStallS: 120,
-  drainS: 0,
-  allowedHosts: [],
-  allowedOrigins: [],
-  bodyTimeoutS: 30,
-  maxConnections: 1024,
-  maxKernelRecordBytes: 16 * 1024 * 1024,
-  maxKernelResponseBytes: 16 * 1024 * 1024,
-});
+/** The tests' service configuration, in front of `a2aUrl`, with no drain on close. */
+const BENCH_CONFIG = (a2aUrl: string, stateDir: string, workspace: string): Config =>
+  testConfig({ a2aUrl, stateDir, allowedCwds: [workspace], drainS: 0 });
 
 /** Whole runs of the fixture through a service in front of each kernel, by turns of one run each. */
 async function benchEndToEnd(runs: number): Promise<DialectResult["endToEnd"]> {

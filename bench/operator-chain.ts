@@ -18,7 +18,7 @@ import { FIXTURES_DIR } from "../lib/paths.js";
 import { mergeHeartbeat } from "../operators/merge-heartbeat.js";
 import { framesToSignals, projectionChain } from "../spec/support/projection-chain.js";
 import { rearmingHeartbeat } from "./baselines/rearm-heartbeat.js";
-import { median } from "./support.js";
+import { alternate, median } from "./support.js";
 
 /** The recorded frames as wire text: `pipeline` when it exists, else `reasoning-tools`. */
 export function fixtureFrames(): { name: string; frames: string[] } {
@@ -41,34 +41,15 @@ export function fixtureFrames(): { name: string; frames: string[] } {
   return { name, frames: wire };
 }
 
-/**
- * Runs `a` and `b` by turns, a slice of about `sliceMs` each, for about
- * `ms` of each, and gives each one's rate of `units` per second. Short
- * turns put both under the same load of a shared machine, which a long
- * round of one then a long round of the other does not.
- */
-async function alternate(
+/** `alternate`, as each one's rate of `units` per second. */
+async function alternateRates(
   a: () => Promise<unknown> | unknown,
   b: () => Promise<unknown> | unknown,
   units: number,
-  { ms, sliceMs = 50 }: { ms: number; sliceMs?: number },
+  turns: { ms: number; sliceMs?: number },
 ): Promise<[number, number]> {
-  const spent = [0, 0];
-  const calls = [0, 0];
-  const fns = [a, b];
-  while (spent[0]! < ms || spent[1]! < ms) {
-    for (const side of [0, 1]) {
-      const start = performance.now();
-      let elapsed = 0;
-      while (elapsed < sliceMs) {
-        await fns[side]!();
-        calls[side]!++;
-        elapsed = performance.now() - start;
-      }
-      spent[side]! += elapsed;
-    }
-  }
-  return [(calls[0]! * units) / (spent[0]! / 1000), (calls[1]! * units) / (spent[1]! / 1000)];
+  const [callsA, callsB, msA, msB] = await alternate(a, b, turns);
+  return [(callsA * units) / (msA / 1000), (callsB * units) / (msB / 1000)];
 }
 
 export interface OperatorChainResult {
@@ -100,11 +81,11 @@ export async function benchOperatorChain({ rounds = 5, ms = 1500 } = {}): Promis
   };
   const aguiEventsPerRun = await runOnce();
   // Warm up both, so the JIT has seen them before anything counts.
-  await alternate(runOnce, baselineOnce, frames.length, { ms: 500 });
+  await alternateRates(runOnce, baselineOnce, frames.length, { ms: 500 });
   const pipeline: number[] = [];
   const baseline: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const [chainRate, baselineRate] = await alternate(runOnce, baselineOnce, frames.length, { ms });
+    const [chainRate, baselineRate] = await alternateRates(runOnce, baselineOnce, frames.length, { ms });
     pipeline.push(chainRate);
     baseline.push(baselineRate);
   }
@@ -133,11 +114,11 @@ async function benchHeartbeat({ rounds, ms }: { rounds: number; ms: number }) {
   };
   const current = through(mergeHeartbeat<number>(15_000));
   const rearming = through(rearmingHeartbeat<number>(15_000));
-  await alternate(current, rearming, 10_000, { ms: 300 });
+  await alternateRates(current, rearming, 10_000, { ms: 300 });
   const now: number[] = [];
   const before: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const [currentRate, rearmingRate] = await alternate(current, rearming, 10_000, { ms });
+    const [currentRate, rearmingRate] = await alternateRates(current, rearming, 10_000, { ms });
     now.push(currentRate);
     before.push(rearmingRate);
   }

@@ -19,6 +19,35 @@ export const median = (values: readonly number[]): number =>
 
 export const sortNumbers = (values: number[]): number[] => values.sort((a, b) => a - b);
 
+/**
+ * Runs `a` and `b` by turns, a slice of about `sliceMs` each, for about
+ * `ms` of each: [calls of a, calls of b, ms of a, ms of b]. Short turns put
+ * both under the same load of a shared machine, which a long round of one
+ * then a long round of the other does not.
+ */
+export async function alternate(
+  a: () => Promise<unknown> | unknown,
+  b: () => Promise<unknown> | unknown,
+  { ms, sliceMs = 50 }: { ms: number; sliceMs?: number },
+): Promise<[number, number, number, number]> {
+  const spent = [0, 0];
+  const calls = [0, 0];
+  const sides = [a, b];
+  while (spent[0]! < ms || spent[1]! < ms) {
+    for (const side of [0, 1]) {
+      const start = performance.now();
+      let elapsed = 0;
+      while (elapsed < sliceMs) {
+        await sides[side]!();
+        calls[side]!++;
+        elapsed = performance.now() - start;
+      }
+      spent[side]! += elapsed;
+    }
+  }
+  return [calls[0]!, calls[1]!, spent[0]!, spent[1]!];
+}
+
 /** `gc()` when the process runs with --expose-gc, twice, so finalizers' garbage goes too. */
 export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;

@@ -29,7 +29,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     a2aUrl: undefined,
     a2aToken: undefined,
     authToken: undefined,
-    stateDir: mkdtempSync(path.join(os.tmpdir(), "agui-state-")),
+    // Made only when not given, so a caller's own directory leaves no empty one behind.
+    stateDir: overrides.stateDir ?? mkdtempSync(path.join(os.tmpdir(), "agui-state-")),
     allowedCwds: [os.tmpdir()],
     heartbeatMs: 15_000,
     interruptTtlS: 540,
