@@ -71,7 +71,7 @@ describe("the kernel supervisor", () => {
       { type: "ready", pid },
     ]);
     expect(await kernelAnswers(kernel.url, { timeoutMs: 1000 })).toBe(true);
-    expect(lines).toContain(`kernel[${pid}] stdout: A2A replay kernel listening on ${kernel.url}`);
+    expect(lines).toContain(`kernel[${pid}] stdout: A2A 1.0 replay kernel listening on ${kernel.url}`);
     // A line that holds a secret the service knows is logged without it.
     await waitFor(() => lines.some((line) => line.startsWith(`kernel[${pid}] stdout: [redacted] (type one`)));
 
