@@ -259,33 +259,19 @@ export function createApp({
     }),
   );
   app.use("/extensions/iac-code/v1/executions", cancelRoute({ store, a2a, activeRuns }));
-  app.use(
-    "/extensions/iac-code/v1/executions",
-    subscribeRoute({
-      store,
-      a2a,
-      hub,
-      grace,
-      endExecution,
-      heartbeatMs: config.heartbeatMs,
-      clientStallS: config.clientStallS,
-      sse: observerSse,
-    }),
-  );
-
-  app.use(
-    "/extensions/iac-code/v1/threads",
-    connectRoute({
-      store,
-      a2a,
-      hub,
-      grace,
-      endExecution,
-      heartbeatMs: config.heartbeatMs,
-      clientStallS: config.clientStallS,
-      sse: observerSse,
-    }),
-  );
+  // An observer by execution id and one by thread id watch alike.
+  const observing = {
+    store,
+    a2a,
+    hub,
+    grace,
+    endExecution,
+    heartbeatMs: config.heartbeatMs,
+    clientStallS: config.clientStallS,
+    sse: observerSse,
+  };
+  app.use("/extensions/iac-code/v1/executions", subscribeRoute(observing));
+  app.use("/extensions/iac-code/v1/threads", connectRoute(observing));
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 
