@@ -48,7 +48,7 @@ export interface RedisConnectionOptions {
 
 export interface RedisConnection {
   client: RedisClient;
-  /** Closes the connection: gracefully when it is up, at once when it is not. */
+  /** Closes the connection: gracefully when Redis answers, at once when it does not (within the command deadline). */
   close(): Promise<void>;
 }
 
@@ -98,8 +98,16 @@ export async function connectRedis(url: string, options: RedisConnectionOptions 
     client,
     async close() {
       if (!client.isOpen) return;
-      if (client.isReady) await client.close();
-      else client.destroy();
+      // A graceful close waits for every reply due, which a silent Redis never sends. Replies come in order, so
+      // a PING answered in time means the rest are in too; one that is not answered drops the connection.
+      const answers =
+        client.isReady &&
+        (await withDeadline(client.ping(), commandTimeoutMs).then(
+          () => true,
+          () => false,
+        ));
+      if (answers) await client.close();
+      else if (client.isOpen) client.destroy();
     },
   };
 }

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { firstValueFrom } from "rxjs";
 import { initialThreadStatus } from "../../../lib/model/thread-status.js";
-import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
+import { connectRedis, RedisDeadlineError, withDeadline, type RedisConnection } from "../../../lib/state/redis-connection.js";
 import { RedisDisconnectGrace } from "../../../lib/threads/disconnect-grace-redis.js";
 import { redisSharedThreads } from "../../../lib/threads/shared-threads-redis.js";
 import { RedisThreadStatusHub } from "../../../lib/threads/status-hub-redis.js";
@@ -42,7 +42,7 @@ describe("the shared threads while Redis is silent", () => {
   const closing: Array<() => unknown> = [];
   /** A connection as the service makes it (`state/redis-connection.ts`). */
   const connect = async () => {
-    const connection = await connectRedis(server.url);
+    const connection = await connectRedis(server.url, { commandTimeoutMs: DEADLINE_MS });
     connections.push(connection);
     return connection;
   };
@@ -135,7 +135,7 @@ describe("the shared threads while Redis is silent", () => {
     expect(expired).toEqual([heldWhileSilent.executionId, heldBefore.executionId]);
   });
 
-  it("closes without waiting for a silent Redis", async () => {
+  it("closes the channels and the connection without waiting for a silent Redis", async () => {
     logs = captureLogs();
     const connection = await connect();
     const shared = redisSharedThreads({
@@ -153,5 +153,8 @@ describe("the shared threads while Redis is silent", () => {
     const watcher = shared.hub.watch(`thread-${randomUUID()}`, () => initialThreadStatus(threadId)).subscribe();
     closing.push(() => watcher.unsubscribe());
     await expect(shared.close()).resolves.toBeUndefined();
+    // Then the instance's own connection, as a shutdown closes it (`server.ts`), with a command still unanswered on it.
+    await expect(withDeadline(connection.client.get("unanswered"), DEADLINE_MS)).rejects.toBeInstanceOf(RedisDeadlineError);
+    await expect(connection.close()).resolves.toBeUndefined();
   });
 });
