@@ -12,7 +12,7 @@ import { interruptForm } from "./interrupt-form.js";
 import { forgetRuns, keepControls, keepRun } from "./run-files.js";
 import { checkRunInput } from "./run-editor.js";
 import { RunModel } from "./run-model.js";
-import { sseRecords } from "./sse.js";
+import { errorText, sseRecords } from "./sse.js";
 import { StatePanel } from "./state-panel.js";
 import { Timeline } from "./timeline.js";
 
@@ -241,16 +241,6 @@ function offerAttach(session) {
   if (typeof session?.executionId !== "string" || typeof session.threadId !== "string") return;
   ui.attachThread.value = session.threadId;
   ui.attachExecution.value = session.executionId;
-}
-
-/** @param {string} text */
-function errorText(text) {
-  try {
-    const { error } = JSON.parse(text);
-    return `${error.code}: ${error.message}`;
-  } catch {
-    return text.slice(0, 300);
-  }
 }
 
 /**

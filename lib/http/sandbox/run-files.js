@@ -8,7 +8,7 @@
  * stream a client would have seen.
  */
 import { h } from "./dom.js";
-import { sseRecords } from "./sse.js";
+import { errorText, sseRecords } from "./sse.js";
 import { pipelineView } from "./pipeline-view.js";
 import { diffView } from "./run-diff.js";
 
@@ -159,16 +159,6 @@ function refreshChoices() {
     select.value = previous && Number(previous) < kept.length ? previous : String(Math.max(fallback, 0));
   }
   choices.compare.disabled = kept.length < 2;
-}
-
-/** The service's error answer, as a line. @param {string} text */
-function errorText(text) {
-  try {
-    const { error } = JSON.parse(text);
-    return `${error.code}: ${error.message}`;
-  } catch {
-    return text.slice(0, 300);
-  }
 }
 
 /**

@@ -46,3 +46,13 @@ function parseRecord(text) {
   }
   return { data: data.length > 0 ? data.join("\n") : undefined, comments, raw: text };
 }
+
+/** What the service answered instead of a stream (its error body), as a line. @param {string} text */
+export function errorText(text) {
+  try {
+    const { error } = JSON.parse(text);
+    return `${error.code}: ${error.message}`;
+  } catch {
+    return text.slice(0, 300);
+  }
+}
