@@ -61,9 +61,10 @@ function neutralize(value: unknown): unknown {
   const record = value as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
   for (const key in record) {
-    if (KEPT_AS_SENT.has(key)) continue;
     const item = record[key];
+    // Numbers, booleans and absent fields first, before the set lookup: most fields of a step's facts are such.
     if (typeof item !== "string" && (item === null || typeof item !== "object")) continue;
+    if (KEPT_AS_SENT.has(key)) continue;
     const next = neutralize(item);
     if (next !== item) (out ??= { ...record })[key] = next;
   }

@@ -87,7 +87,23 @@ interface Lane {
   after?: string;
   /** The id its next message would get, kept while nothing changes it (thinking asks on every chunk). */
   nextId?: string;
+  /** A pipeline message's coordinates (its id split at ":"), the step attempts whose end closes it; set on its first text. */
+  coordinates?: string[];
 }
+
+/**
+ * A lane with every field present: all lanes then share one shape, and the
+ * per-delta reads of `append` stay monomorphic (lanes built up field by
+ * field took a different shape each).
+ */
+const newLane = (): Lane => ({
+  kernelId: undefined,
+  openId: undefined,
+  turnId: undefined,
+  after: undefined,
+  nextId: undefined,
+  coordinates: undefined,
+});
 
 const AGENT_LANE = "agent";
 
@@ -100,7 +116,7 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
       const lanes = new Map<string, Lane>();
       const laneOf = (key: string): Lane => {
         let lane = lanes.get(key);
-        if (lane === undefined) lanes.set(key, (lane = {}));
+        if (lane === undefined) lanes.set(key, (lane = newLane()));
         return lane;
       };
       const agent = laneOf(AGENT_LANE);
@@ -149,8 +165,13 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
         if (!signal.text) return [];
         if (signal.pipeline) {
           const { messageId } = signal;
-          if (messageId !== undefined && !pipelineLanes.has(messageId)) pipelineLanes.set(messageId, messageId.split(":"));
-          return append(laneOf(messageId ?? AGENT_LANE), messageId ?? newMessageId(), signal.text, true);
+          const lane = laneOf(messageId ?? AGENT_LANE);
+          // Read off the lane, not a second map: this runs on every pipeline delta.
+          if (messageId !== undefined && lane.coordinates === undefined) {
+            lane.coordinates = messageId.split(":");
+            pipelineLanes.push(lane);
+          }
+          return append(lane, messageId ?? newMessageId(), signal.text, true);
         }
         if (signal.source === "delta") {
           const kernelId = signal.messageId ?? (agent.openId !== undefined ? agent.kernelId : undefined) ?? newMessageId();
@@ -180,20 +201,20 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
         return { ...signal, messageId };
       };
 
-      /** Pipeline lanes by kernel message, with the run ids among its coordinates. */
-      const pipelineLanes = new Map<string, string[]>();
+      /** The lanes of pipeline messages, in the order of their first text. */
+      const pipelineLanes: Lane[] = [];
 
       /** The open messages of the step attempt `stepRunId` and of everything inside it. */
       const closeStep = (stepRunId: string): AGUIEvent[] => {
         const out: AGUIEvent[] = [];
-        for (const [kernelId, coordinates] of pipelineLanes) if (coordinates.includes(stepRunId)) out.push(...close(laneOf(kernelId)));
+        for (const lane of pipelineLanes) if (lane.coordinates!.includes(stepRunId)) out.push(...close(lane));
         return out;
       };
 
       return source.pipe(
         emitEach((item): RunItem[] => {
           if (!isSignal(item)) {
-            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.size === 0) return [item];
+            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.length === 0) return [item];
             const stepRunId = stepFactsFrom(item)?.stepRunId;
             return stepRunId === undefined ? [item] : [...closeStep(stepRunId), item];
           }

@@ -94,14 +94,17 @@ function toolSignal(tool: JsonObject, newToolId: () => string): KernelSignal | u
   };
 }
 
+/** The first session id named: the frame's own, its envelope's, then its batch's. Plain reads, no arrays: every frame asks. */
 function sessionIdOf(iacCode: JsonObject): string | undefined {
-  const direct = str(iacCode.iacCodeSessionId);
-  if (direct) return direct;
-  const pipeline = isObject(iacCode.pipeline) ? iacCode.pipeline : {};
-  const batch = isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
-  return [iacCode.iacCodeSessionId, pipeline.iacCodeSessionId, ...batch.map((e) => (isObject(e) ? e.iacCodeSessionId : undefined))]
-    .map(str)
-    .find(Boolean);
+  const direct = str(iacCode.iacCodeSessionId) ?? (isObject(iacCode.pipeline) ? str(iacCode.pipeline.iacCodeSessionId) : undefined);
+  if (direct !== undefined) return direct;
+  const batch = isObject(iacCode.pipelineBatch) ? iacCode.pipelineBatch.events : undefined;
+  if (!Array.isArray(batch)) return undefined;
+  for (const envelope of batch) {
+    const sessionId = isObject(envelope) ? str(envelope.iacCodeSessionId) : undefined;
+    if (sessionId !== undefined) return sessionId;
+  }
+  return undefined;
 }
 
 export interface ToKernelSignalsOptions {
