@@ -21,7 +21,7 @@ import {
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "a2a-sdk-v03/server/express";
 import { A2AClient, rpcErrorOf, type JsonRpcResult } from "../../lib/a2a/client.js";
 import { AgentCardSource } from "../../lib/a2a/dialect.js";
-import { AguiError } from "../../lib/errors.js";
+import { rejectionOf } from "../support/rejection.js";
 
 const CARD: AgentCard = {
   name: "tiny-v03",
@@ -95,15 +95,6 @@ const userMessage = (text: string, taskId?: string) => ({
 
 const stateOf = (frame: JsonRpcResult | undefined): unknown =>
   ((frame?.task ?? frame?.statusUpdate ?? frame) as { status?: { state?: string } } | undefined)?.status?.state;
-
-async function rejectionOf(promise: Promise<unknown>): Promise<AguiError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as AguiError;
-  }
-  throw new Error("expected a rejection");
-}
 
 describe("A2AClient in front of an A2A 0.3 agent on @a2a-js/sdk 0.3", () => {
   let server: http.Server;

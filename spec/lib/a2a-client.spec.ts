@@ -16,6 +16,7 @@ import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { A2A_ERROR_CODE } from "@a2a-js/sdk/errors";
 import { A2AClient, rpcErrorOf, type JsonRpcResult } from "../../lib/a2a/client.js";
 import { AguiError } from "../../lib/errors.js";
+import { rejectionOf } from "../support/rejection.js";
 
 const TOKEN = "s3cret-kernel-token";
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -38,15 +39,6 @@ function outcomeOf(stream$: Observable<JsonRpcResult>): Promise<Outcome> {
       complete: () => resolve({ frames, completed: true }),
     });
   });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<AguiError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as AguiError;
-  }
-  throw new Error("expected a rejection");
 }
 
 function expectNoToken(error: AguiError | undefined) {
