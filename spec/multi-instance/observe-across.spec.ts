@@ -57,6 +57,19 @@ async function liveRunOnA() {
   return { input, held, run, executionId: executionId!, taskId: taskId! };
 }
 
+/** A's client drops the live run; once A holds its grace window in Redis, a client connects to the thread through B. */
+async function dropAndConnectOnB({ input, run, executionId }: Awaited<ReturnType<typeof liveRunOnA>>) {
+  run.abort();
+  await eventually(() => heldInRedis(executionId));
+  return openRun(`${url(B)}/extensions/iac-code/v1/threads/${encodeURIComponent(input.threadId)}/connect`, {}, (raw) =>
+    raw.includes("STATE_SNAPSHOT"),
+  );
+}
+
+/** Every instance sees the execution as over once the thread's stored state lists it as ended. */
+const executionEnded = (threadId: string, executionId: string) =>
+  eventually(async () => (await cluster.store.load(threadId))?.terminalExecutionIds.includes(executionId) ?? false);
+
 describe("observing across instances", () => {
   it("an observer on B watches a run on A: it starts from the run's live status and ends with the run", async () => {
     const { input, held, run, executionId } = await liveRunOnA();
@@ -85,13 +98,10 @@ describe("observing across instances", () => {
   });
 
   it("a client of A that dropped re-attaches through B within the window: its task runs on, and its execution ends with it", async () => {
-    const { input, held, run, executionId, taskId } = await liveRunOnA();
+    const live = await liveRunOnA();
+    const { input, held, executionId, taskId } = live;
     try {
-      run.abort();
-      await eventually(() => heldInRedis(executionId));
-      const attached = await openRun(`${url(B)}/extensions/iac-code/v1/threads/${encodeURIComponent(input.threadId)}/connect`, {}, (raw) =>
-        raw.includes("STATE_SNAPSHOT"),
-      );
+      const attached = await dropAndConnectOnB(live);
       // Watched from B for longer than the window: nobody cancels while the client is back.
       await new Promise((resolve) => setTimeout(resolve, GRACE_MS + 500));
       expect(cancelsOf(taskId)).toBe(0);
@@ -101,7 +111,7 @@ describe("observing across instances", () => {
       await expectValidRun(events);
       expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
       // B saw the task settle: the window is given up for good and the execution ended, for every instance.
-      await eventually(async () => (await cluster.store.load(input.threadId))?.terminalExecutionIds.includes(executionId) ?? false);
+      await executionEnded(input.threadId, executionId);
       expect(await heldInRedis(executionId)).toBe(false);
       expect(cancelsOf(taskId)).toBe(0);
     } finally {
@@ -111,17 +121,14 @@ describe("observing across instances", () => {
   });
 
   it("a window that runs out after B's returning client left too cancels the task once, and the execution is over", async () => {
-    const { input, held, run, executionId, taskId } = await liveRunOnA();
+    const live = await liveRunOnA();
+    const { input, held, executionId, taskId } = live;
     try {
-      run.abort();
-      await eventually(() => heldInRedis(executionId));
-      const attached = await openRun(`${url(B)}/extensions/iac-code/v1/threads/${encodeURIComponent(input.threadId)}/connect`, {}, (raw) =>
-        raw.includes("STATE_SNAPSHOT"),
-      );
+      const attached = await dropAndConnectOnB(live);
       attached.abort();
 
       await eventually(() => cancelsOf(taskId) > 0);
-      await eventually(async () => (await cluster.store.load(input.threadId))?.terminalExecutionIds.includes(executionId) ?? false);
+      await executionEnded(input.threadId, executionId);
       // Both instances time and sweep the window: still one cancel a window later.
       await new Promise((resolve) => setTimeout(resolve, GRACE_MS + 500));
       expect(cancelsOf(taskId)).toBe(1);
