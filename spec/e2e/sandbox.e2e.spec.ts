@@ -7,15 +7,14 @@
  * suite; on a developer machine without it the suite is skipped, saying so.
  * Screenshots land in spec/e2e/__screenshots__/ (gitignored) to look at.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import type { Browser, Locator, Page } from "playwright-core";
 import { startService, type RunningService } from "../../lib/server.js";
 import type { ValidRunInput } from "../../lib/validation.js";
 import { testConfig } from "../support/service.js";
-import { collectProblems, describeInBrowser, launchChromium, SCREENSHOTS, STREAM_TIMEOUT, VIEWPORT } from "./browser.js";
-import { readPng } from "./png.js";
+import { collectProblems, describeInBrowser, launchChromium, screenshot, SCREENSHOTS, STREAM_TIMEOUT, VIEWPORT } from "./browser.js";
+import { expectDrawn } from "./sandbox-run-browser.js";
 
 // Runs in the page (inside page.evaluate), where the DOM exists; the specs are typechecked without the DOM lib.
 declare const getComputedStyle: (element: unknown) => { backgroundColor: string; getPropertyValue(name: string): string };
@@ -59,29 +58,6 @@ describeInBrowser("the sandbox page in Chromium", () => {
     await page.click("#run");
   }
 
-  /** Saves the viewport for people and returns it decoded, after checking it is a real picture of the page. */
-  async function screenshot(name: string) {
-    await page.mouse.move(0, 0); // no hover effect on what is checked
-    const data = await page.screenshot();
-    writeFileSync(path.join(SCREENSHOTS, `${name}.png`), data);
-    const png = readPng(data);
-    expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
-    const { distinct, commonestShare } = png.colourStats();
-    expect(distinct).toBeGreaterThan(100);
-    expect(commonestShare).toBeLessThan(0.9);
-    return png;
-  }
-
-  /** The screenshot's pixels at the middle of an element are the colour its CSS gives it: the element is drawn, and not covered. */
-  async function expectDrawn(png: ReturnType<typeof readPng>, element: Locator) {
-    const box = (await element.boundingBox())!;
-    expect(box.width).toBeGreaterThan(2);
-    const css = await element.evaluate((el) => getComputedStyle(el).backgroundColor);
-    const expected = css.match(/\d+/g)!.slice(0, 3).map(Number);
-    const actual = png.pixel(Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2));
-    actual.forEach((channel, i) => expect(Math.abs(channel - expected[i]!)).toBeLessThanOrEqual(12));
-  }
-
   it("lists the fixtures with their descriptions and ticks the pipeline box for pipeline fixtures", async () => {
     const names = await page.locator("#fixture option").allTextContents();
     expect(names).toEqual(expect.arrayContaining(["chat", "permission", "pipeline", "reasoning-tools"]));
@@ -118,7 +94,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     expect(await page.textContent("#inspector-title")).toMatch(/tool mcp__ros__ValidateTemplate/);
 
     await page.locator("#timeline").evaluate((timeline) => (timeline.scrollTop = 0));
-    const png = await screenshot("sandbox-reasoning-tools");
+    const png = await screenshot(page, "sandbox-reasoning-tools");
     await expectDrawn(png, run(0).locator(".bar.kind-reasoning"));
     await expectDrawn(png, run(0).locator(".bar.kind-message"));
   }, 60_000);
@@ -173,7 +149,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     });
     expect(resume!.runId).not.toBe(first!.runId);
 
-    const png = await screenshot("sandbox-permission");
+    const png = await screenshot(page, "sandbox-permission");
     await expectDrawn(png, run(1).locator(".bar.kind-message"));
   }, 60_000);
 
