@@ -175,10 +175,11 @@ const DISPOSITIONS: Readonly<Record<KnownEventType, Disposition>> = {
 
 export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(DISPOSITIONS));
 
-const isKnown = (eventType: unknown): eventType is KnownEventType => typeof eventType === "string" && KNOWN_EVENT_TYPES.has(eventType);
+/** One lookup per envelope, not a set's and then the registry's: every pipeline event asks. */
+const DISPOSITION_BY_TYPE: ReadonlyMap<string, Disposition> = new Map(Object.entries(DISPOSITIONS));
 
 export function dispositionOf(eventType: unknown): Disposition {
-  return isKnown(eventType) ? DISPOSITIONS[eventType] : suppressed;
+  return (typeof eventType === "string" ? DISPOSITION_BY_TYPE.get(eventType) : undefined) ?? suppressed;
 }
 
 /** Whether the envelope itself goes out as CUSTOM `iac-code.pipeline.v1`. */

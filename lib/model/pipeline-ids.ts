@@ -14,6 +14,10 @@ export const defaultPipelineRunId = (threadId: string) => `pipeline-${threadId}`
 /** The ACTIVITY_SNAPSHOT message that carries a pipeline run's recovery snapshot. */
 export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelineRunId}`;
 
+/** A coordinate of a message: the part's `runId`, else its `id`. */
+const coordinateOf = (part: unknown): string | undefined =>
+  isJsonObject(part) ? (nonEmptyString(part.runId) ?? nonEmptyString(part.id)) : undefined;
+
 /**
  * The kernel message an envelope's text, thinking and tool calls belong to:
  * `pipeline-message:<scope>[:<c1>:<c2>…]`, the coordinates being the `runId`
@@ -24,12 +28,17 @@ export const pipelineActivityId = (pipelineRunId: string) => `pipeline:${pipelin
  * split a message in two; `projectText` scopes the key to the AG-UI run.
  */
 export function pipelineMessageId(envelope: PipelineEnvelope): string {
-  const coordinates: string[] = [];
-  for (const part of [envelope.candidate, envelope.candidateStep, envelope.step]) {
-    const coordinate = isJsonObject(part) ? (nonEmptyString(part.runId) ?? nonEmptyString(part.id)) : undefined;
-    if (coordinate !== undefined && !coordinates.includes(coordinate)) coordinates.push(coordinate);
-  }
-  return ["pipeline-message", nonEmptyString(envelope.scope) ?? "pipeline", ...coordinates].join(":");
+  // Three reads and a string, no arrays: every pipeline text, thinking and tool envelope asks.
+  const candidate = coordinateOf(envelope.candidate);
+  let candidateStep = coordinateOf(envelope.candidateStep);
+  let step = coordinateOf(envelope.step);
+  if (candidateStep === candidate) candidateStep = undefined;
+  if (step === candidate || step === candidateStep) step = undefined;
+  let id = `pipeline-message:${nonEmptyString(envelope.scope) ?? "pipeline"}`;
+  if (candidate !== undefined) id += `:${candidate}`;
+  if (candidateStep !== undefined) id += `:${candidateStep}`;
+  if (step !== undefined) id += `:${step}`;
+  return id;
 }
 
 /**
