@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import { PROJECT_ROOT } from "../../lib/paths.js";
 import { expectValidRun } from "../support/agui.js";
-import { openRun, parseSse } from "../support/service-process.js";
+import { alive, openRun, parseSse } from "../support/service-process.js";
 import { postRun, runInput, waitFor } from "../support/service.js";
 
 const MAIN = path.join(PROJECT_ROOT, "dist", "lib", "main.js");
@@ -29,15 +29,6 @@ interface Service {
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("a kernel the service runs itself", () => {
   const services: Service[] = [];

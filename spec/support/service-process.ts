@@ -26,6 +26,16 @@ export interface ServiceProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Whether a process with this pid still exists (signal 0 tests for it without sending anything). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Starts the command and resolves once its log says where it listens; rejects if it exits first. */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does)`);

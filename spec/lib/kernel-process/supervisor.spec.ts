@@ -20,6 +20,7 @@ import {
   type KernelProcess,
   type KernelProcessOptions,
 } from "../../../lib/kernel-process/supervisor.js";
+import { alive } from "../../support/service-process.js";
 import { waitFor } from "../../support/service.js";
 
 const DEMO_KERNEL = path.join(PROJECT_ROOT, "dist", "lib", "kernel", "main.js");
@@ -27,15 +28,6 @@ const demoKernel = [process.execPath, DEMO_KERNEL, "--port", "{port}", "--time-s
 /** Answers its agent card and ignores SIGTERM. */
 const STUBBORN = `process.on("SIGTERM", () => {});
 require("node:http").createServer((_req, res) => res.setHeader("content-type", "application/json").end("{}")).listen(Number(process.argv[1]), "127.0.0.1");`;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("the kernel supervisor", () => {
   const running: KernelProcess[] = [];
