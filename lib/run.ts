@@ -6,7 +6,7 @@
  * to the SSE sink.
  */
 import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observable, type SchedulerLike } from "rxjs";
-import type { A2AClient } from "./a2a/client.js";
+import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
@@ -25,24 +25,11 @@ import { requestDigest } from "./threads/admission.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
 import type { ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
-import type { ValidRunInput } from "./validation.js";
+import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { onAbandon } from "../operators/on-abandon.js";
 import { toKernelSignals } from "../operators/to-kernel-signals.js";
 import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
-
-export type { SseItem } from "./run-pipeline.js";
-export type RunA2A = Pick<
-  A2AClient,
-  | "sendStreamingMessage"
-  | "sendMessage"
-  | "subscribeToTask"
-  | "getTask"
-  | "cancelTask"
-  | "getPipelineState"
-  | "listTasks"
-  | "ensureRestored"
->;
 
 export interface RunDependencies {
   a2a: RunA2A;

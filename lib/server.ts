@@ -14,7 +14,7 @@ import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
-import { RunRegistry, type DrainReport } from "./http/run-registry.js";
+import { RunRegistry, type DrainReport } from "./runs/run-registry.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import type { ReplayKernelV03 } from "./kernel-v03/replay-kernel.js";

@@ -248,3 +248,16 @@ function resultOfRecord({ event, data }: EventSourceMessage): JsonRpcResult {
   if (event === "error") throw streamErrorOf(frame);
   return resultOf(frame);
 }
+
+/** The kernel calls a run makes (and an observer, a subset): what a run is given, so it can be stopped or gated from outside. */
+export type RunA2A = Pick<
+  A2AClient,
+  | "sendStreamingMessage"
+  | "sendMessage"
+  | "subscribeToTask"
+  | "getTask"
+  | "cancelTask"
+  | "getPipelineState"
+  | "listTasks"
+  | "ensureRestored"
+>;

@@ -28,7 +28,7 @@ import { availableParallelism } from "node:os";
 import sharp, { type Sharp } from "sharp";
 import { AguiError } from "../errors.js";
 import { detailParams } from "../i18n/detail.js";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "../model/run-input.js";
 import { latestUserMessage, toUserParts, type A2aImagePart, type A2aUserPart } from "./request-mapping.js";
 
 const MiB = 1024 * 1024;

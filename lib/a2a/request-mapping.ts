@@ -8,7 +8,7 @@ import path from "node:path";
 import type { ImagePart, RunAgentInput, UserMessage } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
 import { detailParams } from "../i18n/detail.js";
-import type { IacCodeExtension, ValidRunInput } from "../validation.js";
+import type { IacCodeExtension, ValidRunInput } from "../model/run-input.js";
 
 /**
  * A2A 1.0 parts as ProtoJSON, the form the kernel reads (the SDK's `Part`

@@ -47,8 +47,8 @@ import { instrumentedKernel, instrumentedStore } from "../metrics/instrumented.j
 import { metricsRoute } from "../metrics/metrics-route.js";
 import { countRun, runKindOf } from "../metrics/run-metrics.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
-import { LeavingRuns, RunRegistry, type RunA2AClient } from "./run-registry.js";
-import { FlowGate, readThrough } from "./flow-gate.js";
+import { LeavingRuns, RunRegistry, type RunA2AClient } from "../runs/run-registry.js";
+import { FlowGate, readThrough } from "../runs/flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 

@@ -29,7 +29,7 @@ import { watchWithinGrace } from "../threads/watch-within-grace.js";
 import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import { negotiateEncoding } from "./event-encoding.js";
-import { FlowGate, readThrough } from "./flow-gate.js";
+import { FlowGate, readThrough } from "../runs/flow-gate.js";
 import { isThreadId, type SubscribeRouteDependencies } from "./subscribe-route.js";
 import { jsonBody, MAX_RUN_BODY_BYTES } from "./json-body.js";
 import { noteRequestIds, requestLog } from "./request-log.js";

@@ -39,9 +39,9 @@ import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { DEFAULT_CLIENT_STALL_S } from "../config.js";
 import { AguiError } from "../errors.js";
 import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
-import type { SseItem } from "../run.js";
+import type { SseItem } from "../run-pipeline.js";
 import { encodeSseEvent, SSE_ENCODING, SSE_HEARTBEAT, type EventEncoding } from "./event-encoding.js";
-import { FlowGate } from "./flow-gate.js";
+import { FlowGate } from "../runs/flow-gate.js";
 
 /**
  * 256 KiB: a client that keeps up never leaves this much unsent (the

@@ -15,14 +15,14 @@ import { AguiError } from "../errors.js";
 import { resolveLanguage } from "../i18n/index.js";
 import { errorFields } from "../log.js";
 import { SCHEMAS_DIR } from "../paths.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "../threads/load-thread.js";
 import { observeExecution } from "../threads/observe.js";
 import type { ThreadStatusHub } from "../threads/status-hub.js";
 import { jsonBody, MAX_CONTROL_BODY_BYTES } from "./json-body.js";
 import { noteRequestIds, requestLog } from "./request-log.js";
-import { FlowGate, readThrough } from "./flow-gate.js";
+import { FlowGate, readThrough } from "../runs/flow-gate.js";
 import { negotiateEncoding } from "./event-encoding.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 

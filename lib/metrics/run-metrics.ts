@@ -8,7 +8,7 @@ import { defer, finalize, tap, type MonoTypeOperatorFunction } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import type { SseItem } from "../run-pipeline.js";
 import { isGuidanceRun } from "../threads/guidance.js";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "../model/run-input.js";
 import { codeLabel, secondsSince, type RunKind, type RunOutcome, type ServiceMetrics } from "./service-metrics.js";
 
 /**

@@ -16,7 +16,7 @@
  *   nears the 10 MB a client's SSE reader holds.
  */
 import { EventType, PROTOCOL_VERSION, type AGUIEvent, type RunAgentInput } from "@ag-ui/core";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "./run-input.js";
 
 export const MAX_INPUT_ECHO_CHARS = 1024 * 1024;
 

@@ -15,7 +15,7 @@ import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { acquireThread, loadThread } from "./load-thread.js";
 import { AguiError } from "../errors.js";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";

@@ -6,7 +6,7 @@
  * grace window in which the client may come back (R-SIB-7).
  */
 import { errorFields, type Logger } from "../log.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 import type { DisconnectGrace } from "./disconnect-grace.js";
 import { cancelRunningTasksOf, logCancelFailure } from "./orphans.js";
 import type { ThreadRun } from "./thread-run.js";

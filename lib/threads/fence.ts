@@ -23,7 +23,7 @@ import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput } from "../model/kernel-signal.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { ExecutionFence, PendingInput, ThreadState } from "../state/thread-state.js";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "../model/run-input.js";
 import { endExecution } from "./thread-transitions.js";
 import { taskNow, type TaskNow } from "./task-now.js";
 

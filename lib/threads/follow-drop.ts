@@ -17,7 +17,7 @@ import { AguiError } from "../errors.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
 import { operate } from "../rx/operate.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 import { followTask } from "./recovery.js";
 
 /**

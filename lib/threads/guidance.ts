@@ -27,7 +27,7 @@ import { isJsonObject } from "../model/json.js";
 import type { ThreadState } from "../state/thread-state.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
-import type { ValidRunInput } from "../validation.js";
+import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { requestDigest } from "./admission.js";
 import type { ThreadRun } from "./thread-run.js";

@@ -36,7 +36,7 @@ import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
 import { runMessageId } from "../model/message-ids.js";
 import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
 import type { ThreadState } from "../state/thread-state.js";
 import { sessionEvent } from "../../operators/announce-session.js";

@@ -10,7 +10,7 @@ import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
 import { isJsonObject } from "../model/json.js";
 import { newToolCallId } from "../model/tool-ids.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
 
 /**

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import type { Browser, Locator, Page } from "playwright-core";
 import { startService, type RunningService } from "../../lib/server.js";
-import type { ValidRunInput } from "../../lib/validation.js";
+import type { ValidRunInput } from "../../lib/model/run-input.js";
 import { testConfig } from "../support/service.js";
 import { collectProblems, describeInBrowser, launchChromium, screenshot, SCREENSHOTS, STREAM_TIMEOUT, VIEWPORT } from "./browser.js";
 import { expectDrawn } from "./sandbox-run-browser.js";

@@ -8,7 +8,8 @@ import {
   UndecodableImage,
   userPartsForKernel,
 } from "../../lib/a2a/images.js";
-import { MAX_IMAGE_BYTES, type ValidRunInput } from "../../lib/validation.js";
+import { MAX_IMAGE_BYTES } from "../../lib/validation.js";
+import type { ValidRunInput } from "../../lib/model/run-input.js";
 
 const MARKER = "agui-secret-location-marker";
 const exif = { IFD0: { Make: "AguiCam", Artist: MARKER }, IFD3: { GPSLatitudeRef: "N", GPSLatitude: "35/1 41/1 0/1" } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { PassThrough } from "node:stream";
 import { readBody } from "../../lib/a2a/body-reader.js";
-import { FlowGate } from "../../lib/http/flow-gate.js";
+import { FlowGate } from "../../lib/runs/flow-gate.js";
 
 const text = (value: Uint8Array | undefined) => Buffer.from(value ?? []).toString("utf8");
 

@@ -9,7 +9,7 @@
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { STOP_RESEND_WAIT_MS } from "../../lib/http/run-registry.js";
+import { STOP_RESEND_WAIT_MS } from "../../lib/runs/run-registry.js";
 import { expectValidRun } from "../support/agui.js";
 import { connectHttpAgent, connectingAgent, httpAgent, runHttpAgent, transcript, userMessage } from "../support/http-agent.js";
 import { postRun, runInput, script, startHarness, uniqueId, type Harness } from "../support/service.js";

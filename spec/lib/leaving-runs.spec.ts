@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from "@jest/globals";
-import { LeavingRuns, STOP_RESEND_WAIT_MS } from "../../lib/http/run-registry.js";
+import { LeavingRuns, STOP_RESEND_WAIT_MS } from "../../lib/runs/run-registry.js";
 
 describe("LeavingRuns", () => {
   beforeEach(() => {

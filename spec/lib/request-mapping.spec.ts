@@ -2,7 +2,7 @@ import { describe, expect, it, jest, afterEach } from "@jest/globals";
 import { createHash } from "node:crypto";
 import type { UserMessage } from "@ag-ui/core";
 import { contextIdFor, iacCodeMetadata, latestUserMessage, toSendMessageParams, toUserParts } from "../../lib/a2a/request-mapping.js";
-import type { IacCodeExtension, ValidRunInput } from "../../lib/validation.js";
+import type { IacCodeExtension, ValidRunInput } from "../../lib/model/run-input.js";
 
 const PNG = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
 const image = (mimeType: string, metadata?: unknown) =>

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { Observable, Subject, config as rxjsConfig, finalize } from "rxjs";
 import { PROTOBUF_ENCODING, SSE_ENCODING, type EventEncoding } from "../../lib/http/event-encoding.js";
 import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
-import type { SseItem } from "../../lib/run.js";
+import type { SseItem } from "../../lib/run-pipeline.js";
 import { expectValidRun } from "../support/agui.js";
 import { decodeEvents } from "../support/event-streams.js";
 

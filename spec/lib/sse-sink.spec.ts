@@ -2,10 +2,10 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { afterEach, describe, expect, it, jest } from "@jest/globals";
 import { Observable, Subject, finalize } from "rxjs";
 import { PROTOBUF_ENCODING, PROTOBUF_MEDIA_TYPE, SSE_ENCODING } from "../../lib/http/event-encoding.js";
-import { FlowGate } from "../../lib/http/flow-gate.js";
+import { FlowGate } from "../../lib/runs/flow-gate.js";
 import { pipeToSse, type SseResponse } from "../../lib/http/sse-sink.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
-import type { SseItem } from "../../lib/run.js";
+import type { SseItem } from "../../lib/run-pipeline.js";
 import { expectValidRun } from "../support/agui.js";
 import { decodeEvents } from "../support/event-streams.js";
 

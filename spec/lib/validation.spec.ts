@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { AguiError } from "../../lib/errors.js";
 import { SCHEMAS_DIR } from "../../lib/paths.js";
-import { validateRunInput, type IacCodeExtension } from "../../lib/validation.js";
+import { validateRunInput } from "../../lib/validation.js";
+import type { IacCodeExtension } from "../../lib/model/run-input.js";
 
 const MiB = 1024 * 1024;
 // Built once: encoding megabytes per test would dominate the run time.

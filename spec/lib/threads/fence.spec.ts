@@ -8,7 +8,7 @@ import { describe, expect, it } from "@jest/globals";
 import { applyExecutionFence } from "../../../lib/threads/fence.js";
 import { newThreadState } from "../../../lib/threads/thread-transitions.js";
 import type { ThreadState } from "../../../lib/state/thread-state.js";
-import type { ValidRunInput } from "../../../lib/validation.js";
+import type { ValidRunInput } from "../../../lib/model/run-input.js";
 
 const fence = (sandboxId: string) => ({ version: "session-handoff-v1", owner: { sandboxId } });
 const withFence = (sandboxId: string) =>

@@ -8,7 +8,7 @@ import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { concat, from, lastValueFrom, NEVER, toArray, type Observable } from "rxjs";
 import { HEARTBEAT } from "../../../operators/merge-heartbeat.js";
 import { initialThreadStatus, type ThreadStatus } from "../../../lib/model/thread-status.js";
-import type { RunA2A } from "../../../lib/run.js";
+import type { RunA2A } from "../../../lib/a2a/client.js";
 import { observeExecution } from "../../../lib/threads/observe.js";
 import type { ThreadStatusHub } from "../../../lib/threads/status-hub.js";
 import { newThreadState } from "../../../lib/threads/thread-transitions.js";

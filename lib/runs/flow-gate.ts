@@ -16,7 +16,7 @@
  * a whole burst, behind one slow fsync — where no backlog limit sees it.
  */
 import type { ReadGate } from "../a2a/body-reader.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 
 export class FlowGate implements ReadGate {
   /** Settles when the gate opens; undefined while it is open. */

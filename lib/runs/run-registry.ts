@@ -16,7 +16,7 @@
 import type { RequestHandler, Response } from "express";
 import { Observable } from "rxjs";
 import { AguiError } from "../errors.js";
-import type { RunA2A } from "../run.js";
+import type { RunA2A } from "../a2a/client.js";
 
 /** The kernel calls a run makes. */
 export type RunA2AClient = RunA2A;
