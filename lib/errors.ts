@@ -56,15 +56,18 @@ export type ErrorDetails = Readonly<Record<string, unknown>> & { code?: never; m
 
 export class AguiError extends Error {
   readonly details: ErrorDetails | undefined;
+  /** When a client may try again, in seconds (HTTP `Retry-After`): a refusal that passes with time. */
+  readonly retryAfterS: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
     readonly params: MessageParams = {},
-    options?: { cause?: unknown; details?: ErrorDetails },
+    options?: { cause?: unknown; details?: ErrorDetails; retryAfterS?: number },
   ) {
     super(code, options);
     this.name = "AguiError";
     this.details = options?.details;
+    this.retryAfterS = options?.retryAfterS;
   }
 }
 

@@ -14,7 +14,9 @@ import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
+import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
 import { RunRegistry, type DrainReport } from "./runs/run-registry.js";
+import { Runs, type RunsDependencies } from "./runs/runs.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import type { ReplayKernelV03 } from "./kernel-v03/replay-kernel.js";
@@ -74,7 +76,7 @@ export interface ServiceOptions {
   /** Embedding and tests: the SSE sink's high-water mark (default 256 KiB unsent), and a look at its pressure. */
   sse?: AppDependencies["sse"];
   /** Tests and tracing: wraps each stage of every run\'s chain (see `RunPorts.instrument`). */
-  instrument?: AppDependencies["instrument"];
+  instrument?: RunsDependencies["instrument"];
   /** Tests: how a kernel the service runs is restarted and stopped, and what happens to it. */
   kernelSupervision?: Pick<KernelProcessOptions, "restart" | "stopGraceMs" | "onEvent">;
 }
@@ -112,38 +114,48 @@ export async function startService(
       secrets: [config.a2aToken, config.authToken],
     },
   );
-  const runs = new RunRegistry(now);
+  const inFlight = new RunRegistry(now);
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
   const opened = store ? undefined : await openThreadStore(config, log.child({ component: "state" }));
   // Instances on one Redis share what observers watch and the disconnect grace window too (see `threads/shared-threads-redis.ts`).
   const sharedThreads =
     opened?.redis && redisSharedThreads({ client: opened.redis.client, log: log.child({ component: "shared-threads" }) });
+  // Its own registry, with the process's metrics: services in one process (tests, embedders) count apart.
+  const metrics = new ServiceMetrics({ processMetrics: true });
+  // Every run sees them timed: the kernel's calls and the store's operations, whichever store it is.
+  const timedKernel = instrumentedKernel(a2a, metrics);
+  const runs = new Runs({
+    config,
+    a2a: timedKernel,
+    store: instrumentedStore(store ?? opened!.store, metrics),
+    registry: inFlight,
+    metrics,
+    log,
+    ...(now ? { now } : {}),
+    ...(instrument ? { instrument } : {}),
+    ...(sharedThreads ? { sharedThreads } : {}),
+  });
   const app = createApp({
     config,
-    a2a,
     runs,
-    store: store ?? opened!.store,
+    a2a: timedKernel,
     readiness: readinessChecks({
       kernelUrl,
       kernelToken: config.a2aToken,
       threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
       ...(opened?.available ? { stateAvailable: opened.available } : {}),
-      draining: () => runs.draining,
+      draining: () => inFlight.draining,
       agent: () => card.known(),
     }),
     log,
-    // Its own registry, with the process's metrics: services in one process (tests, embedders) count apart.
-    metrics: new ServiceMetrics({ processMetrics: true }),
+    metrics,
     kernelFixtures: kernelFixtures({
       url: kernelUrl,
       token: config.a2aToken,
       maxResponseBytes: config.maxKernelResponseBytes,
       timeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
     }),
-    ...(now ? { now } : {}),
     ...(sse ? { sse } : {}),
-    ...(instrument ? { instrument } : {}),
-    ...(sharedThreads ? { sharedThreads } : {}),
   });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -173,10 +185,10 @@ export async function startService(
   let shuttingDown: Promise<DrainReport> | undefined;
   const shutdown = async (drainMs: number): Promise<DrainReport> => {
     log.info(
-      { inFlight: runs.size, drainMs },
-      `shutting down: draining ${runsCount(runs.size)} for up to ${drainMs / 1000} s; new runs are refused`,
+      { inFlight: inFlight.size, drainMs },
+      `shutting down: draining ${runsCount(inFlight.size)} for up to ${drainMs / 1000} s; new runs are refused`,
     );
-    const report = await runs.drain({ windowMs: drainMs, reason: new AguiError("SERVICE_SHUTTING_DOWN") });
+    const report = await inFlight.drain({ windowMs: drainMs, reason: new AguiError("SERVICE_SHUTTING_DOWN") });
     await recorderOf(a2a)?.idle();
     log.info(
       { ...report },
@@ -195,7 +207,7 @@ export async function startService(
     agent,
     close,
     shutdown({ drainMs = config.drainS * 1000 } = {}) {
-      if (shuttingDown && drainMs === 0) runs.endWindowNow();
+      if (shuttingDown && drainMs === 0) inFlight.endWindowNow();
       shuttingDown ??= shutdown(drainMs);
       return shuttingDown;
     },

@@ -13,7 +13,6 @@
  * context) always go through, and the drain waits for them. A run paused
  * at interrupts is no longer in flight: it stays on disk as it is.
  */
-import type { RequestHandler, Response } from "express";
 import { Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import type { RunA2A } from "../a2a/client.js";
@@ -40,13 +39,6 @@ export interface DrainOptions {
 
 const DEFAULT_SETTLE_MS = 5000;
 
-/**
- * How long a new run waits for the thread's previous run while that run is
- * being ended by its client's disconnect (a user who pressed Stop and sent
- * again at once), before the thread counts as busy.
- */
-export const STOP_RESEND_WAIT_MS = 2000;
-
 export class RunRegistry {
   readonly #runs = new Set<AbortController>();
   /** Kernel calls that must be made before the process exits: the cancels of runs that ended. */
@@ -68,26 +60,23 @@ export class RunRegistry {
     return this.#runs.size;
   }
 
-  /** Before a run's body is read: while draining, 503 `SERVICE_UNAVAILABLE` with Retry-After. */
-  readonly refuseWhileDraining: RequestHandler = (_req, res, next) => {
-    try {
-      this.#refuseIfDraining(res);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
+  /** Before a run's body is read: while draining, `SERVICE_UNAVAILABLE`, with how long to wait before trying again. */
+  refuseIfDraining(): void {
+    if (this.#drainEndsAt === undefined) return;
+    const retryAfterS = Math.max(1, Math.ceil((this.#drainEndsAt - this.now()) / 1000));
+    throw new AguiError("SERVICE_UNAVAILABLE", {}, { retryAfterS });
+  }
 
   /**
-   * Counts the request as a run in flight until its response closes, and
-   * gives the signal that stops it. Throws `SERVICE_UNAVAILABLE` while
-   * draining (a body may finish arriving after the drain began).
+   * Counts a run in flight until its client's connection closes, and gives
+   * the signal that stops it. Throws `SERVICE_UNAVAILABLE` while draining (a
+   * body may finish arriving after the drain began).
    */
-  enter(res: Response): AbortSignal {
-    this.#refuseIfDraining(res);
+  enter(client: { onClose(listener: () => void): void }): AbortSignal {
+    this.refuseIfDraining();
     const run = new AbortController();
     this.#runs.add(run);
-    res.once("close", () => {
+    client.onClose(() => {
       this.#runs.delete(run);
       for (const listener of [...this.#onLeave]) listener();
     });
@@ -133,12 +122,6 @@ export class RunRegistry {
     this.#endWindow?.();
   }
 
-  #refuseIfDraining(res: Response): void {
-    if (this.#drainEndsAt === undefined) return;
-    res.set("Retry-After", String(Math.max(1, Math.ceil((this.#drainEndsAt - this.now()) / 1000))));
-    throw new AguiError("SERVICE_UNAVAILABLE");
-  }
-
   #track<T>(call: Promise<T>): Promise<T> {
     this.#calls.add(call);
     const done = () => this.#calls.delete(call);
@@ -174,52 +157,6 @@ export class RunRegistry {
       await Promise.race([Promise.allSettled([...this.#calls]), timeout]);
       clearTimeout(timer);
     }
-  }
-}
-
-/**
- * The threads whose run is being ended because its client left (a user who
- * pressed Stop). Such a run lets its thread go within moments (its task
- * cancelled, its state written), so a new run on the thread waits for that
- * (up to STOP_RESEND_WAIT_MS) instead of being refused THREAD_BUSY. A run
- * whose client is still there is never waited for.
- */
-export class LeavingRuns {
-  readonly #leaving = new Map<string, Promise<void>>();
-
-  constructor(private readonly waitMs: number = STOP_RESEND_WAIT_MS) {}
-
-  /** The client of the thread's run left; `released` settles once the run has let the thread go. */
-  add(threadId: string, released: Promise<void>): void {
-    this.#leaving.set(threadId, released);
-    const forget = () => {
-      if (this.#leaving.get(threadId) === released) this.#leaving.delete(threadId);
-    };
-    released.then(forget, forget);
-  }
-
-  /** Waits up to the bound for the thread's leaving run to let go: true once it did, false at once when none is leaving. */
-  async waitFor(threadId: string): Promise<boolean> {
-    const released = this.#leaving.get(threadId);
-    if (!released) return false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.waitMs)));
-    try {
-      return await Promise.race([
-        released.then(
-          () => true,
-          () => true,
-        ),
-        timeout,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Threads whose run is leaving now. */
-  get size(): number {
-    return this.#leaving.size;
   }
 }
 

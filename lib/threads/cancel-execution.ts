@@ -1,12 +1,15 @@
 /**
- * `POST /extensions/iac-code/v1/executions/{executionId}/cancel` (R-HTTP-3):
+ * The cancel of an execution (`POST /extensions/iac-code/v1/executions/{executionId}/cancel`, R-HTTP-3):
  * cancels the execution's A2A task and ends the execution, which clears its
  * pending interrupts. An execution that already ended says so; one this
  * thread never had, or asked for with another invocation id, is not found.
  */
 import { AguiError } from "../errors.js";
 import type { ThreadState } from "../state/thread-state.js";
+import type { ThreadStore } from "../state/thread-store.js";
 import { rpcErrorOf } from "../a2a/client.js";
+import { acquireThread, loadThread } from "./load-thread.js";
+import { endExecution } from "./thread-transitions.js";
 
 export type CancelOutcome = "cancelled" | "already_terminal";
 
@@ -44,4 +47,51 @@ export async function cancelExecution(
   }
   await thread.end();
   return "cancelled";
+}
+
+/**
+ * `work` on the thread as the store has it, when no run of this process
+ * holds it: under its lease, with `end()` saving the ended execution; or,
+ * when another instance's run holds the thread (a shared store), read
+ * without the lease, which that run keeps.
+ */
+export async function cancelStoredExecution<T>(
+  store: ThreadStore,
+  threadId: string,
+  work: (thread: CancellableThread | undefined) => Promise<T>,
+): Promise<T> {
+  const lease = await acquireThread(store, threadId);
+  if (!lease) return work(store.shared ? await heldElsewhere(store, threadId) : busy());
+  try {
+    let state = await loadThread(store, threadId);
+    if (!state) return await work(undefined);
+    const thread: CancellableThread = {
+      get state() {
+        return state!;
+      },
+      async end() {
+        state = endExecution(state!);
+        await store.save(state, lease);
+      },
+    };
+    return await work(thread);
+  } finally {
+    await lease.release();
+  }
+}
+
+const busy = (): never => {
+  throw new AguiError("THREAD_BUSY");
+};
+
+/**
+ * The thread as another instance's run holds it. Only its task can be
+ * cancelled from here, and that run ends the execution itself, so an
+ * execution whose task is not known yet is still THREAD_BUSY.
+ */
+async function heldElsewhere(store: ThreadStore, threadId: string): Promise<CancellableThread | undefined> {
+  const state = await loadThread(store, threadId);
+  if (!state) return undefined;
+  if (state.execution.taskId === null && !state.terminalExecutionIds.includes(state.execution.executionId)) busy();
+  return { state, end: async () => {} };
 }

@@ -7,12 +7,12 @@
  * `pendingInterrupts`), besides the events.
  */
 import os from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
-import { STOP_RESEND_WAIT_MS } from "../../lib/runs/run-registry.js";
+import { STOP_RESEND_WAIT_MS } from "../../lib/runs/leaving-runs.js";
 import { expectValidRun } from "../support/agui.js";
 import { connectHttpAgent, connectingAgent, httpAgent, runHttpAgent, transcript, userMessage } from "../support/http-agent.js";
-import { postRun, runInput, script, startHarness, uniqueId, type Harness } from "../support/service.js";
+import { postRun, runInput, script, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
 
 const forwardedProps = { iacCode: { schemaVersion: 1, rosInvocationId: "ros-1", cwd: os.tmpdir() } };
 const PERMISSION_ASKED =
@@ -142,19 +142,37 @@ describe("a reloaded page", () => {
 
 describe("attaching to a run that is streaming", () => {
   let harness: Harness;
+  // The second part waits until the test lets it go: the attach comes between the two parts however busy the machine is.
+  let releaseSecondPart = () => {};
+  let secondPartHeld = Promise.resolve();
+  const holdSecondPart = () => {
+    secondPartHeld = new Promise<void>((resolve) => (releaseSecondPart = resolve));
+  };
   const slow = (turn: { text: string }) =>
     turn.text === "slow"
       ? [
           script.task(),
           script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "First part. "),
-          { delayMs: 400, frame: script.status("WORKING", undefined, "Second part.").frame },
+          script.status("WORKING", undefined, "Second part."),
           script.status("COMPLETED"),
         ]
       : undefined;
   beforeAll(async () => {
-    harness = await startHarness({ script: slow, timeScale: 1 });
+    harness = await startHarness({
+      script: slow,
+      holdLine: (turn, index) => (turn.text === "slow" && index === 2 ? secondPartHeld : undefined),
+    });
   });
+  beforeEach(holdSecondPart);
+  afterEach(() => releaseSecondPart());
   afterAll(() => harness.close());
+
+  /** Lets the second part go once the attached client follows the task live: it read the conversation before that. */
+  async function releaseOnceFollowed(follows: number): Promise<void> {
+    await waitFor(() => harness.kernel.received.filter((call) => call.method === "SubscribeToTask").length > follows, 10_000);
+    releaseSecondPart();
+  }
+  const follows = () => harness.kernel.received.filter((call) => call.method === "SubscribeToTask").length;
 
   /** Starts a run and reads its stream until the session event; the rest is read by `rest`. */
   async function startSlowRun(input = runInput("slow")) {
@@ -186,7 +204,10 @@ describe("attaching to a run that is streaming", () => {
     const { threadId } = run.input;
     const url = `${harness.service.url}/extensions/iac-code/v1/threads/${encodeURIComponent(threadId)}/connect`;
     const reloaded = connectingAgent(harness.service.url, url, { threadId });
-    const attached = await connectHttpAgent(reloaded);
+    const followed = follows();
+    const attaching = connectHttpAgent(reloaded);
+    await releaseOnceFollowed(followed);
+    const attached = await attaching;
     await run.rest();
     expect(attached.error).toBeUndefined();
     await expectValidRun(attached.events);
@@ -206,9 +227,12 @@ describe("attaching to a run that is streaming", () => {
 
   it("an observer gets the conversation after the status snapshot, and its stream ends saying no run is active", async () => {
     const run = await startSlowRun();
-    const observed = await postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${run.session.executionId}/subscribe`, {
+    const followed = follows();
+    const observing = postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${run.session.executionId}/subscribe`, {
       threadId: run.input.threadId,
     });
+    await releaseOnceFollowed(followed);
+    const observed = await observing;
     await run.rest();
     await expectValidRun(observed.events);
     expect(observed.events.map((event) => event.type).slice(0, 4)).toEqual([

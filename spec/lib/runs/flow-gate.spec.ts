@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { EMPTY } from "rxjs";
-import { FlowGate, readThrough } from "../../lib/runs/flow-gate.js";
-import type { RunA2A } from "../../lib/a2a/client.js";
+import { FlowGate, readThrough } from "../../../lib/runs/flow-gate.js";
+import type { RunA2A } from "../../../lib/a2a/client.js";
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 

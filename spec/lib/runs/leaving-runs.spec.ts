@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from "@jest/globals";
-import { LeavingRuns, STOP_RESEND_WAIT_MS } from "../../lib/runs/run-registry.js";
+import { LeavingRuns, STOP_RESEND_WAIT_MS } from "../../../lib/runs/leaving-runs.js";
 
 describe("LeavingRuns", () => {
   beforeEach(() => {

@@ -1,0 +1,61 @@
+/**
+ * An HTTP request as the run lifecycle sees its client (`runs/runs.ts`
+ * `RunClient`), and the one way a route sends a run's or an observer's
+ * events back: the SSE sink (or protobuf, as negotiated), reading the
+ * kernel only as fast as the client reads (`runs/flow-gate.ts`), and
+ * dropping a client that takes nothing for `clientStallS`.
+ */
+import type { Request, Response } from "express";
+import type { Observable } from "rxjs";
+import { errorFields } from "../log.js";
+import type { SseItem } from "../run-pipeline.js";
+import { FlowGate } from "../runs/flow-gate.js";
+import type { RunClient } from "../runs/runs.js";
+import { negotiateEncoding } from "./event-encoding.js";
+import { noteRequestIds, requestLog } from "./request-log.js";
+import { requestLanguage } from "./request-language.js";
+import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
+
+/** The request's client; with `gate`, the stream it is sent reads the kernel at its pace. */
+export function httpRunClient(req: Request, res: Response, gate?: FlowGate): RunClient {
+  return {
+    language: requestLanguage(req),
+    log: requestLog(res),
+    noteIds: (ids) => noteRequestIds(res, ids),
+    ...(gate ? { gate } : {}),
+    onClose(listener) {
+      if (res.closed) listener(res.writableFinished);
+      else res.once("close", () => listener(res.writableFinished));
+    },
+  };
+}
+
+/** What streams of one kind share: the sink's settings, and how a dropped client is named in the log. */
+export interface StreamSettings {
+  clientStallS: number;
+  sse: Pick<SseSinkOptions, "highWaterMark" | "onPressure" | "track">;
+  /** Whose stream it is, for the records of a failure or a dropped client. */
+  who: "run" | "observer";
+}
+
+/** Sends `events$` to the client of `req`, through `gate` (the one its `RunClient` was given). */
+export function streamToClient(
+  events$: Observable<SseItem>,
+  req: Request,
+  res: Response,
+  gate: FlowGate,
+  { clientStallS, sse, who }: StreamSettings,
+): void {
+  const log = requestLog(res);
+  // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
+  const failedOutside = (error: unknown) =>
+    log.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, `the ${who} failed outside its pipeline`);
+  pipeToSse(events$, res, failedOutside, {
+    ...sse,
+    encoding: negotiateEncoding(req),
+    gate,
+    stallMs: clientStallS * 1000,
+    onSlowClient: (unsent) =>
+      log.info({ unsentBytes: unsent }, `dropped the ${who}'s client, which took nothing for ${clientStallS} s, as if it had left`),
+  });
+}
