@@ -31,6 +31,9 @@ export function requestLogging(log: Logger): RequestHandler {
 /** The request's logger: method and path bound. */
 export const requestLog = (res: Response): Logger => (res.locals[LOG] as Logger | undefined) ?? silentLogger;
 
+/** The request's logger with the ids it turned out to be about bound too: for records of its stream's end. */
+export const requestLogWithIds = (res: Response): Logger => requestLog(res).child(idsOf(res));
+
 /** Ids the request turned out to be about (a thread, a run), for the records the edge itself writes. */
 export function noteRequestIds(res: Response, ids: Record<string, string>): void {
   res.locals[IDS] = { ...idsOf(res), ...ids };

@@ -12,7 +12,7 @@ import type { SseItem } from "../run-pipeline.js";
 import { FlowGate } from "../runs/flow-gate.js";
 import type { RunClient } from "../runs/runs.js";
 import { negotiateEncoding } from "./event-encoding.js";
-import { noteRequestIds, requestLog } from "./request-log.js";
+import { noteRequestIds, requestLog, requestLogWithIds } from "./request-log.js";
 import { requestLanguage } from "./request-language.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
@@ -46,7 +46,8 @@ export function streamToClient(
   gate: FlowGate,
   { clientStallS, sse, who }: StreamSettings,
 ): void {
-  const log = requestLog(res);
+  // Bound now: the ids the run or observer turned out to be about were noted while it started.
+  const log = requestLogWithIds(res);
   // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
   const failedOutside = (error: unknown) =>
     log.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, `the ${who} failed outside its pipeline`);
