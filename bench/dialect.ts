@@ -18,15 +18,14 @@ import path from "node:path";
 import { from, lastValueFrom, map } from "rxjs";
 import { streamResultFromV03 } from "../lib/a2a/dialect-v03.js";
 import { resultOf, type JsonRpcResult } from "../lib/a2a/rpc-errors.js";
-import type { Config } from "../lib/config.js";
+import { loadConfig, type Config } from "../lib/config.js";
 import { encodeSseItem } from "../lib/http/sse-sink.js";
-import { parseFixture, type FixtureLine } from "../lib/kernel/fixtures.js";
+import { parseFixture, type FixtureLine } from "../lib/fixtures/fixture-format.js";
 import { startReplayKernel } from "../lib/kernel/replay-kernel.js";
 import { V03_FRAMES } from "../lib/kernel-v03/frames.js";
 import { FIXTURES_V03_DIR, startReplayKernelV03 } from "../lib/kernel-v03/replay-kernel.js";
 import { startService } from "../lib/server.js";
-import { framesToSignals, projectionChain } from "../spec/support/projection-chain.js";
-import { testConfig } from "../spec/support/service.js";
+import { framesToSignals, projectionChain } from "../lib/testing/projection-chain.js";
 import { alternate, median } from "./support.js";
 
 const FIXTURE = "slow-chat";
@@ -91,9 +90,12 @@ export async function benchDialect({ rounds = 5, ms = 1000, runs = 60 } = {}): P
   };
 }
 
-/** The tests' service configuration, in front of `a2aUrl`, with no drain on close. */
+/**
+ * The service as an operator configures it, in front of `a2aUrl`, with no drain on close. Through
+ * loadConfig, as `service-child.ts` does, so new settings get their defaults here too; the environment is left out.
+ */
 const BENCH_CONFIG = (a2aUrl: string, stateDir: string, workspace: string): Config =>
-  testConfig({ a2aUrl, stateDir, allowedCwds: [workspace], drainS: 0 });
+  loadConfig(["--port", "0", "--a2a-url", a2aUrl, "--state-dir", stateDir, "--allowed-cwds", workspace, "--drain-s", "0"], {});
 
 /** Whole runs of the fixture through a service in front of each kernel, by turns of one run each. */
 async function benchEndToEnd(runs: number): Promise<DialectResult["endToEnd"]> {

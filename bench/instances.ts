@@ -1,7 +1,7 @@
 /**
  * Section "instances": two service instances on one Redis against one, in
  * front of one kernel (`scripted-kernel.ts`), each in its own process, on
- * a real `redis-server` (as the tests start it, `spec/support/redis-server.ts`).
+ * a real `redis-server` (as the tests start it, `lib/testing/redis-server.ts`).
  * Both instances run throughout; "one" sends every stream to the first,
  * "two" spreads them over both, in rounds that alternate.
  *
@@ -15,7 +15,7 @@
  * and this client share the cores with the instances, so it cannot reach 2.
  */
 import os from "node:os";
-import { startRedisServer } from "../spec/support/redis-server.js";
+import { startRedisServer } from "../lib/testing/redis-server.js";
 import { openStream } from "./sse-client.js";
 import { forkChild, median, wallClockMs } from "./support.js";
 

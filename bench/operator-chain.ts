@@ -3,7 +3,7 @@
  * frames, as the JSON text a kernel sends, go through what the service does
  * with them between the socket and the socket: JSON.parse, the JSON-RPC
  * result, the run's own chain (`runPipeline` of `lib/run-pipeline.ts`, with
- * the in-memory ports of `spec/support/projection-chain.ts`), and the SSE
+ * the in-memory ports of `lib/testing/projection-chain.ts`), and the SSE
  * encoding. The baseline only JSON-parses and JSON-stringifies the same
  * frames; the two run by turns of 50 ms. Also: the heartbeat operator's
  * cost per item, before and after.
@@ -13,10 +13,10 @@ import path from "node:path";
 import { from, lastValueFrom, map, Subject, type Observable } from "rxjs";
 import { resultOf } from "../lib/a2a/rpc-errors.js";
 import { encodeSseItem } from "../lib/http/sse-sink.js";
-import { parseFixture } from "../lib/kernel/fixtures.js";
+import { parseFixture } from "../lib/fixtures/fixture-format.js";
 import { FIXTURES_DIR } from "../lib/paths.js";
 import { mergeHeartbeat } from "../operators/merge-heartbeat.js";
-import { framesToSignals, projectionChain } from "../spec/support/projection-chain.js";
+import { framesToSignals, projectionChain } from "../lib/testing/projection-chain.js";
 import { rearmingHeartbeat } from "./baselines/rearm-heartbeat.js";
 import { alternate, median } from "./support.js";
 

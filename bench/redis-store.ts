@@ -2,7 +2,7 @@
  * Section "redis": admission latency with the Redis thread store against
  * the file store, both as the service uses them (`admitRun`, then the
  * lease let go). Redis is a real `redis-server` on loopback, started as the
- * tests start theirs (`spec/support/redis-server.ts`: append-only, fsync
+ * tests start theirs (`lib/testing/redis-server.ts`: append-only, fsync
  * on every write, so it promises what the file store's fsync promises).
  * Samples alternate between the stores, half new threads and half known.
  */
@@ -13,7 +13,7 @@ import { FileThreadStore } from "../lib/state/file-thread-store.js";
 import { connectRedis } from "../lib/state/redis-connection.js";
 import { RedisThreadStore } from "../lib/state/redis-thread-store.js";
 import type { ThreadStore } from "../lib/state/thread-store.js";
-import { startRedisServer } from "../spec/support/redis-server.js";
+import { startRedisServer } from "../lib/testing/redis-server.js";
 import { latency, nextSerial, timeAdmissions } from "./admission.js";
 
 export interface RedisStoreResult {

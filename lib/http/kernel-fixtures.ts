@@ -8,10 +8,11 @@
 import { kernelFetch, readAnswer } from "../a2a/kernel-fetch.js";
 import { parseJson, protocolError, unavailable } from "../a2a/rpc-errors.js";
 import { AguiError } from "../errors.js";
-import { FIXTURE_NAME, type FixtureSummary } from "../kernel/fixture-list.js";
+import { FIXTURE_NAME } from "../fixtures/fixture-format.js";
+import type { FixtureSummary } from "../fixtures/fixture-summary.js";
 import { isJsonObject } from "../model/json.js";
 
-export type { FixtureSummary } from "../kernel/fixture-list.js";
+export type { FixtureSummary } from "../fixtures/fixture-summary.js";
 
 /** The kernel's fixtures, or undefined when it has no fixture list. */
 export type KernelFixtures = () => Promise<FixtureSummary[] | undefined>;

@@ -5,10 +5,14 @@
  * the embedded demo kernel in its own process: the A2A 0.3 one
  * (`lib/kernel-v03/`) when `IAC_CODE_AGUI_A2A_DIALECT` is `0.3`, so the
  * service can be tried in front of a stock 0.3 agent with no other process.
+ *
+ * The demo kernels are A2A servers (`@a2a-js/sdk/server`, and the 0.3 SDK's
+ * for the 0.3 one): they are imported only when one is started, so a
+ * service in front of a real kernel loads none of that code.
  */
 import { DEFAULT_KERNEL_START_TIMEOUT_S, type Config } from "../config.js";
-import { startReplayKernel, type ReplayKernel } from "../kernel/replay-kernel.js";
-import { startReplayKernelV03, type ReplayKernelV03 } from "../kernel-v03/replay-kernel.js";
+import type { ReplayKernel } from "../kernel/replay-kernel.js";
+import type { ReplayKernelV03 } from "../kernel-v03/replay-kernel.js";
 import { startKernelProcess, type KernelLog, type KernelProcess, type KernelProcessOptions } from "./supervisor.js";
 
 export interface ServiceKernel {
@@ -53,8 +57,17 @@ export async function startServiceKernel(
     return { url: kernel.url, embedded: undefined, process: kernel, close: () => kernel.stop() };
   }
   if (config.a2aUrl !== undefined) return { url: config.a2aUrl, embedded: undefined, process: undefined, close: async () => {} };
-  const embedded = config.a2aDialect === "0.3" ? await startReplayKernelV03() : await startReplayKernel();
+  const embedded = await startDemoKernel(config.a2aDialect);
   return { url: embedded.url, embedded, process: undefined, close: () => embedded.close() };
+}
+
+async function startDemoKernel(dialect: ServiceKernelConfig["a2aDialect"]): Promise<ReplayKernel | ReplayKernelV03> {
+  if (dialect === "0.3") {
+    const { startReplayKernelV03 } = await import("../kernel-v03/replay-kernel.js");
+    return startReplayKernelV03();
+  }
+  const { startReplayKernel } = await import("../kernel/replay-kernel.js");
+  return startReplayKernel();
 }
 
 /**

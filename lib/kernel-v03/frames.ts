@@ -5,8 +5,8 @@
  */
 import type { Message, Part, Task } from "a2a-sdk-v03";
 import type { AgentExecutionEvent } from "a2a-sdk-v03/server";
-import type { FrameFormat } from "../kernel/fixtures.js";
-import { fillPlaceholders, type LiveIds } from "../kernel/live-event.js";
+import type { FrameFormat } from "../fixtures/fixture-format.js";
+import { fillPlaceholders, type LiveIds } from "../fixtures/placeholders.js";
 import { isJsonObject } from "../model/json.js";
 
 export const FRAME_KINDS = ["task", "status-update", "artifact-update", "message"] as const;

@@ -19,8 +19,9 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from "a2a-sdk-v03/server";
-import { FixtureFormatError, listFixtures, loadFixture, sectionFor, selectFixture, type FixtureLine } from "../kernel/fixtures.js";
-import type { LiveIds } from "../kernel/live-event.js";
+import { FixtureFormatError, sectionFor, type FixtureLine } from "../fixtures/fixture-format.js";
+import type { LiveIds } from "../fixtures/placeholders.js";
+import { listFixtures, loadFixture, selectFixture } from "../kernel/fixtures.js";
 import type { HoldLine, ReplayTurn } from "../kernel/replay-executor.js";
 import { ReplayTiming } from "../kernel/replay-timing.js";
 import type { StreamDrops } from "../kernel/stream-drops.js";

@@ -18,7 +18,7 @@ import { formatSSEErrorEvent } from "@a2a-js/sdk";
 import { JsonRpcTransportError } from "@a2a-js/sdk/errors";
 import { STATE_HEADERS_KEY, type ServerCallContext } from "@a2a-js/sdk/server";
 import type { RequestHandler } from "express";
-import type { FixtureError } from "./fixtures.js";
+import type { FixtureError } from "../fixtures/fixture-format.js";
 
 // Keyed by the request's header object: the one identity that the SDK's
 // call context (its `state.headers`) and the Express request share.

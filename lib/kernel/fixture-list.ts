@@ -7,20 +7,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { RequestHandler } from "express";
-
-/** The route, relative to the kernel's base URL. */
-export const FIXTURE_LIST_PATH = "/iac-code/fixtures";
-
-export interface FixtureSummary {
-  name: string;
-  /** The comment lines the file opens with, joined: fixtures start by saying what they show, often over several lines. */
-  description: string;
-  /** The fixture asks to be sent with `runMode: "pipeline"`; the page ticks the box for it. */
-  pipeline: boolean;
-}
-
-/** The names the demo kernel accepts (examples/fixtures/README.md, "Choosing a fixture"). */
-export const FIXTURE_NAME = /^[A-Za-z0-9_-]+$/;
+import { FIXTURE_EXTENSION, FIXTURE_NAME } from "../fixtures/fixture-format.js";
+import type { FixtureSummary } from "../fixtures/fixture-summary.js";
 
 function leadingComment(text: string): string[] {
   const lines: string[] = [];
@@ -34,14 +22,14 @@ function leadingComment(text: string): string[] {
 /** Fixture files are read on every call: the kernel reads them on every turn, so edits show at once. */
 export async function listFixtures(dir: string): Promise<FixtureSummary[]> {
   const names = (await readdir(dir))
-    .filter((file) => file.endsWith(".jsonl"))
-    .map((file) => file.slice(0, -".jsonl".length))
+    .filter((file) => file.endsWith(FIXTURE_EXTENSION))
+    .map((file) => file.slice(0, -FIXTURE_EXTENSION.length))
     .filter((name) => FIXTURE_NAME.test(name))
     .sort();
   return Promise.all(
     names.map(async (name) => {
       // A comment wrapped over several lines is one description: cutting it at the first line cut it mid-sentence.
-      const description = leadingComment(await readFile(path.join(dir, `${name}.jsonl`), "utf8"))
+      const description = leadingComment(await readFile(path.join(dir, name + FIXTURE_EXTENSION), "utf8"))
         .filter((line) => line !== "")
         .join(" ");
       return { name, description, pipeline: description.includes('runMode "pipeline"') };

@@ -5,24 +5,8 @@
  */
 import { StreamResponse } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutionEvent } from "@a2a-js/sdk/server";
-import { frameKey } from "./fixtures.js";
-
-export interface LiveIds {
-  taskId: string;
-  contextId: string;
-}
-
-/** Replaces `${taskId}` and `${contextId}` inside every string value. */
-export function fillPlaceholders(value: unknown, ids: LiveIds): unknown {
-  if (typeof value === "string") {
-    return value.replaceAll("${taskId}", ids.taskId).replaceAll("${contextId}", ids.contextId);
-  }
-  if (Array.isArray(value)) return value.map((item) => fillPlaceholders(item, ids));
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillPlaceholders(v, ids)]));
-  }
-  return value;
-}
+import { frameKey } from "../fixtures/fixture-format.js";
+import { fillPlaceholders, type LiveIds } from "../fixtures/placeholders.js";
 
 /** `frame` is one A2A 1.0 StreamResponse in wire JSON (`{"statusUpdate": {...}}`). */
 export function toLiveEvent(frame: unknown, ids: LiveIds): AgentExecutionEvent {

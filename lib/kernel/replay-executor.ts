@@ -14,9 +14,11 @@
 import { Message, Task, TaskState, type Part } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import type { FixtureErrors } from "./fixture-errors.js";
-import { frameKey, listFixtures, loadFixture, sectionFor, selectFixture, type FixtureLine } from "./fixtures.js";
+import { frameKey, sectionFor, type FixtureLine } from "../fixtures/fixture-format.js";
+import type { LiveIds } from "../fixtures/placeholders.js";
+import { listFixtures, loadFixture, selectFixture } from "./fixtures.js";
 import { isTerminal, permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
-import { toLiveEvent, type LiveIds } from "./live-event.js";
+import { toLiveEvent } from "./live-event.js";
 import type { PipelineLog } from "./pipeline-state.js";
 import { ReplayTiming } from "./replay-timing.js";
 import type { StreamDrops } from "./stream-drops.js";

@@ -17,7 +17,8 @@ import { UserBuilder, agentCardHandler, jsonRpcHandler } from "@a2a-js/sdk/serve
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from "express";
 import { FIXTURES_DIR } from "../paths.js";
 import { FixtureErrors } from "./fixture-errors.js";
-import { FIXTURE_LIST_PATH, fixtureListRoute } from "./fixture-list.js";
+import { FIXTURE_LIST_PATH } from "../fixtures/fixture-summary.js";
+import { fixtureListRoute } from "./fixture-list.js";
 import { HANDOFF_PATH, handoffFixtureRoutes, type ReceivedHandoff } from "./handoff-fixture.js";
 import { PendingInputs, WaitingTaskStore } from "./interrupts.js";
 import { PipelineLog, pipelineStateRoute } from "./pipeline-state.js";
@@ -27,7 +28,7 @@ import { ReplayRequestHandler } from "./replay-request-handler.js";
 import { StreamDrops } from "./stream-drops.js";
 import { HistoryTaskStore, TaskHistory } from "./task-history.js";
 
-export type { FixtureError, FixtureLine, FixtureSection } from "./fixtures.js";
+export type { FixtureError, FixtureLine, FixtureSection } from "../fixtures/fixture-format.js";
 export type { ReceivedHandoff } from "./handoff-fixture.js";
 export type { HoldLine, ReplayScript, ReplayTurn } from "./replay-executor.js";
 export type { ReceivedRestore } from "./session-restore.js";

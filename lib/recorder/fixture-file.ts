@@ -13,9 +13,10 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { errno, NOFOLLOW, writeFileAtomically } from "../fs/atomic-write.js";
-import { parseFixture } from "../kernel/fixtures.js";
+import { FIXTURE_EXTENSION, parseFixture } from "../fixtures/fixture-format.js";
 
-export const RECORDING_EXTENSION = ".jsonl";
+/** A recording is a fixture: the demo kernel lists and replays it as it is. */
+export const RECORDING_EXTENSION = FIXTURE_EXTENSION;
 
 /** Creates the recording directory (and its missing parents) 0700; an existing directory is left as it is. */
 export async function ensureRecordDir(dir: string): Promise<void> {

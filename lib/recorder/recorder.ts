@@ -32,7 +32,8 @@ import {
   writeAtomically,
   type WriteHooks,
 } from "./fixture-file.js";
-import { redact, redactString, secretsIn, withPlaceholders } from "./redact.js";
+import { withPlaceholders } from "../fixtures/placeholders.js";
+import { redact, redactString, secretsIn } from "./redact.js";
 import { isJsonObject, isNonEmptyString, nonEmptyString } from "../model/json.js";
 
 export interface RecorderOptions extends WriteHooks {

@@ -13,9 +13,11 @@ import { defer, firstValueFrom, lastValueFrom, Observable, of, Subject, take, th
 import type { JsonRpcResult } from "../../lib/a2a/client.js";
 import { A2AClient } from "../../lib/a2a/client.js";
 import { executionFailed, unavailable } from "../../lib/a2a/rpc-errors.js";
-import { listFixtures, parseFixture, type FixtureSection } from "../../lib/kernel/fixtures.js";
+import { parseFixture, type FixtureSection } from "../../lib/fixtures/fixture-format.js";
+import { withPlaceholders } from "../../lib/fixtures/placeholders.js";
+import { listFixtures } from "../../lib/kernel/fixtures.js";
 import { Recorder, recordingClient } from "../../lib/recorder/recording-client.js";
-import { isSecretKey, redact, REDACTED, secretsIn, withPlaceholders } from "../../lib/recorder/redact.js";
+import { isSecretKey, redact, REDACTED, secretsIn } from "../../lib/recorder/redact.js";
 import { expectValidRun } from "../support/agui.js";
 import { captureLogs } from "../support/logs.js";
 import { postRun, runInput, script, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { FixtureFormatError, parseFixture } from "../../../lib/kernel/fixtures.js";
+import { FixtureFormatError, parseFixture } from "../../../lib/fixtures/fixture-format.js";
 import { answerText, frameKind, toLiveEvent, V03_FRAMES } from "../../../lib/kernel-v03/frames.js";
 
 const ids = { taskId: "task-live", contextId: "ctx-live" };

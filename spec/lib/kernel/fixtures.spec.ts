@@ -2,18 +2,10 @@ import { describe, expect, it } from "@jest/globals";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { StreamResponse } from "@a2a-js/sdk";
-import {
-  DEFAULT_FIXTURE,
-  FixtureFormatError,
-  frameKey,
-  listFixtures,
-  loadFixture,
-  parseFixture,
-  sectionFor,
-  selectFixture,
-  type FixtureSection,
-} from "../../../lib/kernel/fixtures.js";
-import { fillPlaceholders, toLiveEvent } from "../../../lib/kernel/live-event.js";
+import { FixtureFormatError, frameKey, parseFixture, sectionFor, type FixtureSection } from "../../../lib/fixtures/fixture-format.js";
+import { fillPlaceholders } from "../../../lib/fixtures/placeholders.js";
+import { DEFAULT_FIXTURE, listFixtures, loadFixture, selectFixture } from "../../../lib/kernel/fixtures.js";
+import { toLiveEvent } from "../../../lib/kernel/live-event.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
 import type { WireStreamResponse } from "./a2a-wire.js";
 

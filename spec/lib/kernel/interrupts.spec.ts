@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
+import type { FixtureLine } from "../../../lib/fixtures/fixture-format.js";
 import { type ReplayKernel, type ReplayTurn } from "../../../lib/kernel/replay-kernel.js";
 import { call, getTask, kernelsClosedAfterEach, waitForState, results, rpc, sseRecords, stateOf, stream, userMessage } from "./a2a-http.js";
 import type { JsonRpcReply, WireIacCode, WireStreamResponse } from "./a2a-wire.js";

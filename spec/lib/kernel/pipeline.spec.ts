@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import type { FixtureLine } from "../../../lib/kernel/fixtures.js";
+import type { FixtureLine } from "../../../lib/fixtures/fixture-format.js";
 import { type ReplayKernel } from "../../../lib/kernel/replay-kernel.js";
 import {
   call,
