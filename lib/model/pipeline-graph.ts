@@ -238,6 +238,8 @@ function foldEnvelope(graph: PipelineGraph, envelope: JsonObject): PipelineGraph
   }
 }
 
+// `canceled` marks what was open when the pipeline was canceled: it started and did not complete, so it failed.
+// `skipped` is kept for a step completed without running (a denied deployment).
 const SNAPSHOT_STEP_STATUS: Readonly<Record<string, StepStatus>> = {
   running: "running",
   waiting_input: "running",
@@ -245,6 +247,13 @@ const SNAPSHOT_STEP_STATUS: Readonly<Record<string, StepStatus>> = {
   failed: "failed",
   canceled: "failed",
   skipped: "skipped",
+};
+const SNAPSHOT_CANDIDATE_STATUS: Readonly<Record<string, CandidateStatus>> = {
+  running: "running",
+  waiting_input: "running",
+  completed: "done",
+  failed: "failed",
+  canceled: "failed",
 };
 const SNAPSHOT_PIPELINE_STATUS: Readonly<Record<string, PipelineStatus>> = {
   running: "running",
@@ -294,7 +303,7 @@ function candidateFromSnapshot(node: CandidateNode, view: JsonObject): Candidate
     runId: str(view.runId) ?? node.runId,
     index: num(view.index) ?? node.index,
     name: str(view.name) ?? node.name,
-    status: view.status === "completed" ? "done" : view.status === "failed" ? "failed" : node.status,
+    status: SNAPSHOT_CANDIDATE_STATUS[String(view.status)] ?? node.status,
     selected: view.selected === true || node.selected,
     steps,
   };
