@@ -8,7 +8,7 @@ import { parseFixture } from "../../../lib/kernel/fixtures.js";
 import { snapshotOf } from "../../../lib/kernel/pipeline-snapshot.js";
 import { isJsonObject } from "../../../lib/model/json.js";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "../../../lib/model/pipeline-graph.js";
-import { stepMetadata } from "../../../lib/model/step-facts.js";
+import { keyOnlyFacts, stepMetadata } from "../../../lib/model/step-facts.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
 import { framesToSignals, projectionChain } from "../../support/projection-chain.js";
 
@@ -134,6 +134,26 @@ describe("reducePipelineGraph", () => {
     });
     const recovered = reducePipelineGraph(emptyPipelineGraph(), recoveryEvent(snapshot));
     expect(drawing(recovered)).toEqual(drawing(fold(await fixtureEvents("pipeline"))));
+  });
+
+  it("draws a resumed run's steps in plan order, not in the order they arrive", () => {
+    // A run that answers the deployment's permission opens on the step that waited, reopened by its key alone,
+    // and only then gets the recovery snapshot that knows the step before it: deploy arrives before validate.
+    const snapshot = snapshotOf(fixtureEnvelopes("pipeline-permission"), {
+      taskId: "task-1",
+      contextId: "context-1",
+      pendingInput: { inputId: "input-1" },
+      pendingPermissions: undefined,
+      snapshotVersion: 1,
+    });
+    const resumed = fold([
+      { type: EventType.STEP_STARTED, stepName: "deploy", metadata: stepMetadata({ ...keyOnlyFacts("step:deploy"), reopened: true }) },
+      recoveryEvent(snapshot),
+    ]);
+    expect(resumed.steps.map((step) => [step.id, step.index, step.status])).toEqual([
+      ["validate", 0, "done"],
+      ["deploy", 1, "running"],
+    ]);
   });
 
   it("draws what was open when the pipeline was canceled as failed: it started and did not complete", () => {
