@@ -3,14 +3,34 @@
  * files are plain ES modules served as written from `lib/http/sandbox/`,
  * found from the project root: `tsc` copies nothing but compiled TypeScript,
  * so the same folder must serve both the source tree and `dist/`.
+ *
+ * The page draws a pipeline's graph with the service's own fold: the compiled
+ * `lib/model/pipeline-graph.ts` and the two modules it imports are served at
+ * `/sandbox/model/`, where the page's relative imports find them.
  */
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import express from "express";
 import { PROJECT_ROOT } from "../paths.js";
 import type { KernelFixtures } from "./kernel-fixtures.js";
 
 export const SANDBOX_DIR = path.join(PROJECT_ROOT, "lib", "http", "sandbox");
+
+/** The read-model modules the page imports, as compiled: the graph fold and its imports, which must stay browser-safe. */
+export const SHARED_MODEL_MODULES: readonly string[] = ["pipeline-graph.js", "step-facts.js", "json.js"];
+
+/**
+ * Where the compiled read-model is: beside this module when the service runs
+ * from `dist/`, so the page folds with the very code the service does; the
+ * last build's under Jest, which runs the TypeScript sources.
+ */
+function compiledModelDir(): string {
+  const beside = fileURLToPath(new URL("../model/", import.meta.url));
+  return existsSync(path.join(beside, "pipeline-graph.js")) ? beside : path.join(PROJECT_ROOT, "dist", "lib", "model");
+}
+export const COMPILED_MODEL_DIR = compiledModelDir();
 
 /** Only what the page is made of: the folder also holds its tsconfig, which is nobody's business. */
 const SERVED = /\.(?:html|js|css|svg)$/;
@@ -24,6 +44,8 @@ const SECURITY_HEADERS = {
   // A debugging page is edited while the service runs: always revalidate.
   "Cache-Control": "no-cache",
 };
+
+const STATIC_OPTIONS = { index: false, redirect: false, dotfiles: "ignore", fallthrough: true } as const;
 
 export interface SandboxRouteOptions {
   /** The configured kernel's fixtures (`kernel-fixtures.ts`); without it, or when the kernel has none, the page takes free text only. */
@@ -52,6 +74,8 @@ export function sandboxRoute({ kernelFixtures }: SandboxRouteOptions = {}): expr
   });
 
   router.use((req, _res, next) => ((req.method === "GET" || req.method === "HEAD") && SERVED.test(req.path) ? next() : next("router")));
-  router.use(express.static(SANDBOX_DIR, { index: false, redirect: false, dotfiles: "ignore", fallthrough: true }));
+  const model = express.static(COMPILED_MODEL_DIR, STATIC_OPTIONS);
+  router.use("/model", (req, res, next) => (SHARED_MODEL_MODULES.includes(req.path.slice(1)) ? model(req, res, next) : next("router")));
+  router.use(express.static(SANDBOX_DIR, STATIC_OPTIONS));
   return router;
 }

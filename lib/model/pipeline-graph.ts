@@ -12,8 +12,13 @@
  * top of the graph it was handed ends where a view that watched does. It
  * is pure and returns the same object for an event that changes nothing,
  * since the thread status runs it on every event of every run.
+ *
+ * The sandbox page folds its graphs with this very module, compiled and
+ * served as it is (`sandbox-route.ts`), so the page and the service cannot
+ * draw a run differently. That is why it imports only types and its two
+ * browser-safe siblings, and names event types by their string values.
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import type { AGUIEvent } from "@ag-ui/core";
 import { isJsonObject, nonEmptyString, type JsonObject } from "./json.js";
 import { stepFactsFrom, type StepFacts } from "./step-facts.js";
 
@@ -238,6 +243,8 @@ function foldEnvelope(graph: PipelineGraph, envelope: JsonObject): PipelineGraph
   }
 }
 
+// `canceled` marks what was open when the pipeline was canceled: it started and did not complete, so it failed.
+// `skipped` is kept for a step completed without running (a denied deployment).
 const SNAPSHOT_STEP_STATUS: Readonly<Record<string, StepStatus>> = {
   running: "running",
   waiting_input: "running",
@@ -245,6 +252,13 @@ const SNAPSHOT_STEP_STATUS: Readonly<Record<string, StepStatus>> = {
   failed: "failed",
   canceled: "failed",
   skipped: "skipped",
+};
+const SNAPSHOT_CANDIDATE_STATUS: Readonly<Record<string, CandidateStatus>> = {
+  running: "running",
+  waiting_input: "running",
+  completed: "done",
+  failed: "failed",
+  canceled: "failed",
 };
 const SNAPSHOT_PIPELINE_STATUS: Readonly<Record<string, PipelineStatus>> = {
   running: "running",
@@ -294,7 +308,7 @@ function candidateFromSnapshot(node: CandidateNode, view: JsonObject): Candidate
     runId: str(view.runId) ?? node.runId,
     index: num(view.index) ?? node.index,
     name: str(view.name) ?? node.name,
-    status: view.status === "completed" ? "done" : view.status === "failed" ? "failed" : node.status,
+    status: SNAPSHOT_CANDIDATE_STATUS[String(view.status)] ?? node.status,
     selected: view.selected === true || node.selected,
     steps,
   };
@@ -329,14 +343,14 @@ function foldSnapshot(graph: PipelineGraph, snapshot: JsonObject): PipelineGraph
 
 export function reducePipelineGraph(graph: PipelineGraph, event: AGUIEvent): PipelineGraph {
   switch (event.type) {
-    case EventType.STEP_STARTED:
-    case EventType.STEP_FINISHED: {
+    case "STEP_STARTED":
+    case "STEP_FINISHED": {
       const facts = stepFactsFrom(event);
-      return facts === undefined ? graph : foldSpan(graph, facts, event.type === EventType.STEP_STARTED ? "started" : "finished");
+      return facts === undefined ? graph : foldSpan(graph, facts, event.type === "STEP_STARTED" ? "started" : "finished");
     }
-    case EventType.CUSTOM:
+    case "CUSTOM":
       return event.name === PIPELINE_ACTIVITY && isJsonObject(event.value) ? foldEnvelope(graph, event.value) : graph;
-    case EventType.ACTIVITY_SNAPSHOT: {
+    case "ACTIVITY_SNAPSHOT": {
       const snapshot =
         event.activityType === PIPELINE_ACTIVITY && isJsonObject(event.content) ? objectAt(event.content, "snapshot") : undefined;
       return snapshot === undefined ? graph : foldSnapshot(graph, snapshot);

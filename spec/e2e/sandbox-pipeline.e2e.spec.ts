@@ -175,15 +175,29 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
     await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/re-attached/);
   }, 60_000);
 
-  it("leaves the step that waits for an answer running, not done, when the run pauses", async () => {
+  it("leaves the step that waits for an answer running when the run pauses, and draws the resumed run in plan order", async () => {
     await newThread();
     await runFixture(page, "pipeline-permission");
     const run = runSection(page, 0);
     await finished(run);
-    await run.locator("form.interrupts").waitFor();
+    const form = run.locator("form.interrupts");
+    await form.waitFor();
     await nodeReaches(run, "validate", "done");
     await nodeReaches(run, "deploy", "running");
     await expect(graphOf(run).locator(".graph-caption").textContent()).resolves.toMatch(/waiting for an answer/);
+
+    // The answer's run opens on the step that waited (reopened), and only then gets the recovery snapshot
+    // that knows the step before it: the graph still reads in plan order, as the service's does.
+    await form.getByLabel("Allow once").check();
+    await form.getByRole("button", { name: "Send answer" }).click();
+    const resumed = runSection(page, 1);
+    await finished(resumed);
+    await nodeReaches(resumed, "deploy", "done");
+    const order = await graphOf(resumed)
+      .locator(".graph-step > .node")
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-step")));
+    expect(order).toEqual(["validate", "deploy"]);
+    await expect(graphOf(resumed).locator(".graph-caption").textContent()).resolves.toMatch(/completed/);
   }, 60_000);
 
   it("draws the same graph in a view attached to the paused execution, from the service's own read-model", async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import ts from "typescript";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { SANDBOX_DIR } from "../../lib/http/sandbox-route.js";
+import { COMPILED_MODEL_DIR, SANDBOX_DIR, SHARED_MODEL_MODULES } from "../../lib/http/sandbox-route.js";
 import { listFixtures } from "../../lib/kernel/fixture-list.js";
 import { startService } from "../../lib/server.js";
 import { FIXTURES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
@@ -63,8 +63,23 @@ describe("the sandbox route", () => {
       if (asset.endsWith(".js")) queue.push(...references(await response.text(), asset));
     }
     const scripts = readdirSync(SANDBOX_DIR).filter((file) => file.endsWith(".js"));
-    expect([...seen].filter((asset) => asset.endsWith(".js")).sort()).toEqual(scripts.map((file) => `/sandbox/${file}`).sort());
+    expect([...seen].filter((asset) => asset.endsWith(".js")).sort()).toEqual(
+      [...scripts.map((file) => `/sandbox/${file}`), ...SHARED_MODEL_MODULES.map((file) => `/sandbox/model/${file}`)].sort(),
+    );
     expect(seen).toContain("/sandbox/sandbox.css");
+  });
+
+  it("serves the service's own compiled graph fold at /sandbox/model/, which imports nothing but its served siblings", async () => {
+    for (const file of SHARED_MODEL_MODULES) {
+      const response = await fetch(`${url}/sandbox/model/${file}`);
+      expect([file, response.status]).toEqual([file, 200]);
+      const text = await response.text();
+      expect(text).toBe(readFileSync(path.join(COMPILED_MODEL_DIR, file), "utf8"));
+      // A bare name (a package) or a module outside the list would not load in the browser.
+      const imports = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(?\s*)"([^"]+)"/g)].map((m) => m[1]!);
+      expect(SHARED_MODEL_MODULES.map((sibling) => `./${sibling}`)).toEqual(expect.arrayContaining(imports));
+    }
+    expect(await (await fetch(`${url}/sandbox/model/pipeline-graph.js`)).text()).toContain("export function reducePipelineGraph");
   });
 
   it.each([
@@ -74,6 +89,10 @@ describe("the sandbox route", () => {
     // jest.config.js exists, three folders up: a served extension must not open a way out.
     "/sandbox/..%2F..%2F..%2Fjest.config.js",
     "/sandbox/%2e%2e/%2e%2e/%2e%2e/jest.config.js",
+    // Of the compiled model, only the fold and what it imports: the rest of the service is not the page's.
+    "/sandbox/model/thread-status.js",
+    "/sandbox/model/pipeline-graph.js.map",
+    "/sandbox/model/..%2Fhttp%2Fsandbox-route.js",
   ])("answers %s with the JSON 404: only the page's own files are served", async (route) => {
     const response = await fetch(`${url}${route}`);
     expect(response.status).toBe(404);
@@ -213,6 +232,14 @@ describe("the sandbox's files", () => {
     const dir = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
     expect(dir).toBe(SANDBOX_DIR);
     expect(existsSync(path.join(dir, "index.html"))).toBe(true);
+  });
+
+  it("take the graph fold from the build the service runs: dist/lib/model/, beside the route's own module", () => {
+    const built = path.join(PROJECT_ROOT, "dist", "lib", "http", "sandbox-route.js");
+    const script = `import(${JSON.stringify(built)}).then((m) => process.stdout.write(m.COMPILED_MODEL_DIR))`;
+    const dir = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(path.resolve(dir)).toBe(path.join(PROJECT_ROOT, "dist", "lib", "model"));
+    expect(path.resolve(COMPILED_MODEL_DIR)).toBe(path.resolve(dir));
   });
 
   it("typecheck against the DOM: they are served as written, so the build never sees them", () => {

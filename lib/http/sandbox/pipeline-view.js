@@ -1,20 +1,93 @@
 // @ts-check
 /**
- * The pipeline view: the graph `pipeline-graph.js` folds, drawn under a
- * run's span chart: its steps in plan order, each node coloured by its
- * status, and a parallel step's candidates side by side, each with its own
- * steps. Kept current as the run streams.
+ * The pipeline view: a run's pipeline graph, drawn under its span chart: its
+ * steps in plan order, each node coloured by its status, and a parallel
+ * step's candidates side by side, each with its own steps. Kept current as
+ * the run streams.
+ *
+ * The graph is not this page's own reading of the events: it is the
+ * service's read-model (docs/pipeline-feed.md §4), folded by the service's
+ * own code (`lib/model/pipeline-graph.ts`, served compiled under
+ * `/sandbox/model/`) from the events this run received. So a live, saved or
+ * replayed run draws what the service's `pipelineGraph` says, and an
+ * observer stream, which hands over that graph itself (its STATE_SNAPSHOT
+ * and STATE_DELTA), has it adopted as it comes. What the view adds is how
+ * the run ended, which the graph does not keep: a pause shows as waiting for
+ * an answer, and a step still pending when the pipeline is over is drawn
+ * skipped, since it never started.
  */
 import { h } from "./dom.js";
-import { PipelineGraphModel, STATUS_TEXT } from "./pipeline-graph.js";
+import { PIPELINE_ACTIVITY, emptyPipelineGraph, reducePipelineGraph } from "./model/pipeline-graph.js";
 
-/** @typedef {import("./pipeline-graph.js").StepNode} StepNode */
-/** @typedef {import("./pipeline-graph.js").CandidateNode} CandidateNode */
-/** @typedef {import("./pipeline-graph.js").Graph} Graph */
+/** @typedef {import("./model/pipeline-graph.js").PipelineGraph} PipelineGraph */
+/** @typedef {import("./model/pipeline-graph.js").StepStatus} NodeStatus */
+/** @typedef {import("./model/pipeline-graph.js").CandidateNode} CandidateNode */
+/** @typedef {import("./model/pipeline-graph.js").StepNode} StepNode */
+/** @typedef {"waiting" | "over" | "failed"} RunEnd */
 
-/** @param {StepNode} step @param {string} label @param {string} [detail] */
+/** @type {Record<NodeStatus, string>} */
+const STATUS_TEXT = { pending: "pending", running: "running", done: "done", failed: "failed", skipped: "skipped" };
+
+/** A run's pipeline as the view follows it: the service's graph, and how the run ended. */
+export class RunPipeline {
+  constructor() {
+    /** @type {PipelineGraph} */
+    this.graph = emptyPipelineGraph();
+    /** How the run ended: paused for an answer, over, or failed; undefined while it streams. @type {RunEnd | undefined} */
+    this.end = undefined;
+    /** Whether the kernel's recovery snapshot drew part of it (the run re-attached or resumed). */
+    this.recovered = false;
+  }
+
+  /** Whether there is a pipeline to draw: a run that is not one shows no graph. */
+  get shown() {
+    return this.graph.status !== "idle" || this.graph.steps.length > 0;
+  }
+
+  /** Whether the pipeline is over, by its own end or by the run's. */
+  get over() {
+    return this.graph.status === "completed" || this.graph.status === "failed" || this.end === "over" || this.end === "failed";
+  }
+
+  /** Takes one event in; returns whether the drawing changes. @param {Record<string, any>} event */
+  add(event) {
+    const before = this.graph;
+    switch (event.type) {
+      case "STATE_SNAPSHOT":
+        this.#adopt(event.snapshot?.pipelineGraph);
+        break;
+      case "STATE_DELTA":
+        for (const op of Array.isArray(event.delta) ? event.delta : [])
+          if (op?.path === "/pipelineGraph" && (op.op === "replace" || op.op === "add")) this.#adopt(op.value);
+        break;
+      case "RUN_FINISHED":
+      case "RUN_ERROR":
+        if (!this.shown) return false;
+        this.end = event.type === "RUN_ERROR" ? "failed" : event.outcome?.type === "interrupt" ? "waiting" : "over";
+        return true;
+      default:
+        // The service's fold takes any AG-UI event and returns the graph it was given for one that changes nothing.
+        this.graph = reducePipelineGraph(this.graph, /** @type {any} */ (event));
+        if (this.graph !== before && event.type === "ACTIVITY_SNAPSHOT" && event.activityType === PIPELINE_ACTIVITY) this.recovered = true;
+    }
+    return this.graph !== before;
+  }
+
+  /**
+   * The service's graph from an observer's thread status: folded from
+   * everything the execution did, so it replaces what this view had (an
+   * empty one, a thread with no pipeline yet, draws nothing and replaces
+   * nothing).
+   * @param {any} read
+   */
+  #adopt(read) {
+    if (read && typeof read === "object" && Array.isArray(read.steps) && read.steps.length > 0) this.graph = read;
+  }
+}
+
+/** @param {{ id: string, status: NodeStatus, attempt: number | null }} step @param {string} label @param {string} [detail] */
 function node(step, label, detail) {
-  const attempt = step.attempt > 1 ? ` · attempt ${step.attempt}` : "";
+  const attempt = (step.attempt ?? 0) > 1 ? ` · attempt ${step.attempt}` : "";
   return h(
     "div",
     {
@@ -33,36 +106,47 @@ function node(step, label, detail) {
   );
 }
 
-/** @param {CandidateNode} candidate */
-function candidateColumn(candidate) {
-  const status = /** @type {StepNode} */ ({ id: candidate.id, type: "", status: candidate.status, attempt: 0, candidates: [] });
+/** A step as drawn: a step still pending when the pipeline is over never started. @param {StepNode} step @param {boolean} over */
+const drawn = (step, over) => (over && step.status === "pending" ? { ...step, status: /** @type {NodeStatus} */ ("skipped") } : step);
+
+/** @param {CandidateNode} candidate @param {boolean} over */
+function candidateColumn(candidate, over) {
+  const name = candidate.name ?? candidate.id;
   return h(
     "div",
     {
       class: `candidate${candidate.selected ? " selected" : ""}`,
       role: "group",
       "data-candidate": candidate.id,
-      "aria-label": candidate.name,
+      "aria-label": name,
     },
-    node(status, candidate.name, candidate.selected ? "selected" : candidate.id),
+    node({ id: candidate.id, status: candidate.status, attempt: null }, name, candidate.selected ? "selected" : candidate.id),
     h(
       "div",
       { class: "candidate-steps", role: "list" },
-      candidate.steps.map((step) => node(step, step.id)),
+      candidate.steps.map((step) => node(drawn(step, over), step.id)),
     ),
   );
 }
 
-/** Draws a run's pipeline graph into `element`, redrawn whole (graphs are small). @param {HTMLElement} element @param {Graph} graph */
-export function drawGraph(element, graph) {
-  const state = { running: "running", completed: "completed", failed: "failed", waiting: "waiting for an answer" }[graph.state];
+/** The caption's word for where the pipeline stands. @param {RunPipeline} pipeline */
+function stateOf(pipeline) {
+  if (pipeline.end === "waiting") return "waiting for an answer";
+  if (pipeline.graph.status === "failed" || pipeline.end === "failed") return "failed";
+  return pipeline.over ? "completed" : "running";
+}
+
+/** Draws a run's pipeline graph into `element`, redrawn whole (graphs are small). @param {HTMLElement} element @param {RunPipeline} pipeline */
+export function drawGraph(element, pipeline) {
+  const { graph, over } = pipeline;
   const caption = h(
     "p",
     { class: "graph-caption" },
     h("strong", {}, graph.name || "pipeline"),
-    ` · ${state}`,
-    graph.recovered ? " · re-attached: drawn from the kernel's recovery snapshot (ACTIVITY_SNAPSHOT), then the live events" : "",
+    ` · ${stateOf(pipeline)}`,
+    pipeline.recovered ? " · re-attached: drawn from the kernel's recovery snapshot (ACTIVITY_SNAPSHOT), then the live events" : "",
   );
+  // The graph's steps and candidates are in plan and index order already: the fold keeps them so.
   const flow = h(
     "div",
     { class: "graph-flow", role: "list", "aria-label": "Steps in order" },
@@ -70,12 +154,12 @@ export function drawGraph(element, graph) {
       h(
         "div",
         { class: "graph-step", role: "listitem" },
-        node(step, step.id, step.type || undefined),
+        node(drawn(step, over), step.id, step.type || undefined),
         step.candidates.length > 0
           ? h(
               "div",
               { class: "candidates", role: "group", "aria-label": `Candidates of ${step.id}` },
-              [...step.candidates].sort((a, b) => (a.index ?? Infinity) - (b.index ?? Infinity)).map(candidateColumn),
+              step.candidates.map((candidate) => candidateColumn(candidate, over)),
             )
           : null,
       ),
@@ -91,7 +175,7 @@ export function drawGraph(element, graph) {
  * @param {{ element: HTMLElement, model: import("./run-model.js").RunModel }} view
  */
 export function pipelineView(view) {
-  const graph = new PipelineGraphModel();
+  const pipeline = new RunPipeline();
   const body = h("div", { class: "graph-body" });
   const panel = h("details", { class: "pipeline-graph", open: true, hidden: true }, h("summary", {}, "Pipeline"), body);
   // In the run's sticky top, beside the span chart: the graph stays in sight while the events scroll.
@@ -102,10 +186,10 @@ export function pipelineView(view) {
   const sync = () => {
     let changed = false;
     const { events } = view.model;
-    for (; read < events.length; read++) changed = graph.add(events[read]?.event ?? {}) || changed;
-    if (!changed) return;
+    for (; read < events.length; read++) changed = pipeline.add(events[read]?.event ?? {}) || changed;
+    if (!changed || !pipeline.shown) return;
     panel.hidden = false;
-    drawGraph(body, graph.graph);
+    drawGraph(body, pipeline);
   };
   const follow = () => {
     // Read before syncing: the frame after the stream ends still takes its last events.
@@ -114,5 +198,5 @@ export function pipelineView(view) {
     if (live) requestAnimationFrame(follow);
   };
   requestAnimationFrame(follow);
-  return { graph, sync };
+  return { pipeline, sync };
 }

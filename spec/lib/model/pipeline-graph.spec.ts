@@ -8,7 +8,7 @@ import { parseFixture } from "../../../lib/kernel/fixtures.js";
 import { snapshotOf } from "../../../lib/kernel/pipeline-snapshot.js";
 import { isJsonObject } from "../../../lib/model/json.js";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "../../../lib/model/pipeline-graph.js";
-import { stepMetadata } from "../../../lib/model/step-facts.js";
+import { keyOnlyFacts, stepMetadata } from "../../../lib/model/step-facts.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
 import { framesToSignals, projectionChain } from "../../support/projection-chain.js";
 
@@ -25,6 +25,26 @@ async function fixtureEvents(name: string): Promise<AGUIEvent[]> {
 }
 
 const fold = (events: readonly AGUIEvent[], seed: PipelineGraph = emptyPipelineGraph()) => events.reduce(reducePipelineGraph, seed);
+
+/** The kernel's pipeline envelopes of a recorded fixture's first turn, in order. */
+function fixtureEnvelopes(name: string): Array<Record<string, unknown>> {
+  const [turn] = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
+  return turn!.lines.flatMap((line) => {
+    const iacCode = (line.frame as { statusUpdate?: { metadata?: { iac_code?: Record<string, unknown> } } } | undefined)?.statusUpdate
+      ?.metadata?.iac_code;
+    if (iacCode === undefined) return [];
+    const batch = isJsonObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
+    return [...batch, ...(isJsonObject(iacCode.pipeline) ? [iacCode.pipeline] : [])] as Array<Record<string, unknown>>;
+  });
+}
+
+/** The kernel's recovery snapshot as the run's stream carries it (contract §6). */
+const recoveryEvent = (snapshot: Record<string, unknown>): AGUIEvent => ({
+  type: EventType.ACTIVITY_SNAPSHOT,
+  messageId: "pipeline:prun",
+  activityType: "iac-code.pipeline.v1",
+  content: { schemaVersion: 1, pipelineRunId: "prun", snapshot },
+});
 
 /** What a drawing shows of a graph: each node's id and status, candidates side by side. */
 const drawing = (graph: PipelineGraph) => ({
@@ -105,28 +125,68 @@ describe("reducePipelineGraph", () => {
   });
 
   it("draws from the kernel's recovery snapshot alone what the events drew", async () => {
-    const [turn] = parseFixture(readFileSync(path.join(FIXTURES_DIR, "pipeline.jsonl"), "utf8"), "pipeline");
-    const envelopes = turn!.lines.flatMap((line) => {
-      const iacCode = (line.frame as { statusUpdate?: { metadata?: { iac_code?: Record<string, unknown> } } } | undefined)?.statusUpdate
-        ?.metadata?.iac_code;
-      if (iacCode === undefined) return [];
-      const batch = isJsonObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events) ? iacCode.pipelineBatch.events : [];
-      return [...batch, ...(isJsonObject(iacCode.pipeline) ? [iacCode.pipeline] : [])] as Array<Record<string, unknown>>;
-    });
-    const snapshot = snapshotOf(envelopes, {
+    const snapshot = snapshotOf(fixtureEnvelopes("pipeline"), {
       taskId: "task-1",
       contextId: "context-1",
       pendingInput: undefined,
       pendingPermissions: undefined,
       snapshotVersion: 1,
     });
-    const recovered = reducePipelineGraph(emptyPipelineGraph(), {
-      type: EventType.ACTIVITY_SNAPSHOT,
-      messageId: "pipeline:prun",
-      activityType: "iac-code.pipeline.v1",
-      content: { schemaVersion: 1, pipelineRunId: "prun", snapshot },
-    });
+    const recovered = reducePipelineGraph(emptyPipelineGraph(), recoveryEvent(snapshot));
     expect(drawing(recovered)).toEqual(drawing(fold(await fixtureEvents("pipeline"))));
+  });
+
+  it("draws a resumed run's steps in plan order, not in the order they arrive", () => {
+    // A run that answers the deployment's permission opens on the step that waited, reopened by its key alone,
+    // and only then gets the recovery snapshot that knows the step before it: deploy arrives before validate.
+    const snapshot = snapshotOf(fixtureEnvelopes("pipeline-permission"), {
+      taskId: "task-1",
+      contextId: "context-1",
+      pendingInput: { inputId: "input-1" },
+      pendingPermissions: undefined,
+      snapshotVersion: 1,
+    });
+    const resumed = fold([
+      { type: EventType.STEP_STARTED, stepName: "deploy", metadata: stepMetadata({ ...keyOnlyFacts("step:deploy"), reopened: true }) },
+      recoveryEvent(snapshot),
+    ]);
+    expect(resumed.steps.map((step) => [step.id, step.index, step.status])).toEqual([
+      ["validate", 0, "done"],
+      ["deploy", 1, "running"],
+    ]);
+  });
+
+  it("draws what was open when the pipeline was canceled as failed: it started and did not complete", () => {
+    const canceled = fold([
+      recoveryEvent({
+        pipelineRunId: "prun",
+        pipelineName: "ros-stack-design",
+        status: "canceled",
+        steps: [
+          { id: "plan", index: 0, status: "completed" },
+          {
+            id: "generate",
+            index: 1,
+            status: "canceled",
+            candidates: [{ id: "subp-generate-0", index: 0, status: "canceled", steps: [{ id: "draft", status: "canceled" }] }],
+          },
+          // Completed without running (a denied deployment): the only kind of step drawn skipped.
+          { id: "deploy", index: 2, status: "skipped" },
+        ],
+      }),
+    ]);
+    expect(drawing(canceled)).toEqual({
+      status: "failed",
+      steps: [
+        { id: "plan", status: "done", candidates: [] },
+        {
+          id: "generate",
+          status: "failed",
+          candidates: [{ id: "subp-generate-0", status: "failed", selected: false, steps: [["draft", "failed"]] }],
+        },
+        { id: "deploy", status: "skipped", candidates: [] },
+      ],
+    });
   });
 
   it("tells a retry from the failed attempt, and leaves a step the run closed as it was", () => {
