@@ -5,7 +5,7 @@
  * chat UI shows them. The service runs with the two generic-client settings
  * a default CopilotKit app needs (IAC_CODE_AGUI_DEFAULT_CWD,
  * IAC_CODE_AGUI_CLIENT_TOOLS=ignore); what CopilotKit does by itself is in
- * the README ("Behind CopilotKit").
+ * docs/clients.md ("Behind CopilotKit").
  */
 import { mkdtempSync, realpathSync } from "node:fs";
 import os from "node:os";

@@ -1,10 +1,11 @@
 /**
- * The sample requests of `examples/requests/` and the README's complete
- * request, run through the service and the demo kernel as the README tells
- * a user to run them: each template filled in with a fresh thread and run
- * (twice, so a try never meets the one before), each answer after the
- * pause it answers; and the README names no demo fixture without a request
- * file, nor documents `forwardedProps.iacCode` otherwise than the schema.
+ * The sample requests of `examples/requests/` and the HTTP API doc's
+ * complete request, run through the service and the demo kernel as the
+ * README tells a user to run them: each template filled in with a fresh
+ * thread and run (twice, so a try never meets the one before), each answer
+ * after the pause it answers; and the README names no demo fixture without
+ * a request file, nor does `docs/http-api.md` document
+ * `forwardedProps.iacCode` otherwise than the schema.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
@@ -20,6 +21,7 @@ import { postRun, startHarness, type Harness } from "../support/service.js";
 const REQUESTS_DIR = path.join(PROJECT_ROOT, "examples", "requests");
 const FIXTURES_DIR = path.join(PROJECT_ROOT, "examples", "fixtures");
 const README = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+const HTTP_API = readFileSync(path.join(PROJECT_ROOT, "docs", "http-api.md"), "utf8");
 
 const requestFiles = readdirSync(REQUESTS_DIR)
   .filter((file) => file.endsWith(".json"))
@@ -48,12 +50,12 @@ const expectEnding = (events: AGUIEvent[], ending: "success" | "error" | "interr
     ending === "error" ? { type: EventType.RUN_ERROR } : { type: EventType.RUN_FINISHED, outcome: { type: ending } },
   );
 
-/** The README's section on `forwardedProps.iacCode`, up to the next heading of its level or above. */
+/** The HTTP API doc's section on `forwardedProps.iacCode`, up to the next heading of its level or above. */
 function iacCodeSection(): string {
-  const start = README.indexOf("### `forwardedProps.iacCode`");
+  const start = HTTP_API.indexOf("## `forwardedProps.iacCode`");
   expect(start).toBeGreaterThan(-1);
-  const end = README.slice(start + 1).search(/\n#{2,3} /);
-  return README.slice(start, end < 0 ? undefined : start + 1 + end);
+  const end = HTTP_API.slice(start + 1).search(/\n#{1,2} /);
+  return HTTP_API.slice(start, end < 0 ? undefined : start + 1 + end);
 }
 
 describe("the sample requests", () => {
@@ -103,7 +105,7 @@ describe("the sample requests", () => {
   });
 });
 
-describe("the README's forwardedProps.iacCode", () => {
+describe("the HTTP API doc's forwardedProps.iacCode", () => {
   const schema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, "iac-code-extension.schema.json"), "utf8")) as {
     required: string[];
     properties: Record<string, { properties?: Record<string, unknown> }>;

@@ -5,7 +5,7 @@
  * client core (`@copilotkit/core`) driving it. No browser, no React.
  *
  * Two things are done here as CopilotKit does them in a browser, by other
- * means (see the README's "Behind CopilotKit"):
+ * means (see docs/clients.md, "Behind CopilotKit"):
  * - `CopilotKitCore` looks up the runtime's agents (`GET /info`) only where
  *   `window` exists. The agent is mounted with `registerProxiedAgent`, the
  *   core's public way to mount a runtime agent, which looks the runtime up
