@@ -9,7 +9,7 @@ import path from "node:path";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./a2a/limits.js";
 import { DIALECT_SETTINGS, type DialectSetting } from "./a2a/dialect.js";
 import { isLoopbackHost } from "./a2a/loopback.js";
-import { hostnameOf, originOf } from "./http/origin-guard.js";
+import { hostnameOf, originOf } from "./net/host-names.js";
 import { CommandLineError, splitCommandLine } from "./kernel-process/command-line.js";
 import { DEFAULT_LOG_LEVEL, isLogLevel, LOG_LEVELS, type LogLevel } from "./log.js";
 import { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "./state/lease-ttl.js";
