@@ -3,7 +3,7 @@
  * person types them: each answers on stdout, exits 0 and starts nothing.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import { describedSettings, flagName } from "../lib/config.js";
@@ -41,8 +41,14 @@ describe("iac-code-agui --help and --version", () => {
       expect(at).toBeGreaterThan(0);
       expect(lines[at + 1]).toBe(`      ${setting.description} Default: ${setting.default}.`);
     }
-    // Every variable the configuration reads is among them (a setting the table left out would not be).
-    const variables = new Set(readFileSync(path.join(PROJECT_ROOT, "lib", "config.ts"), "utf8").match(/IAC_CODE_AGUI_[A-Z0-9_]+[A-Z0-9]/g));
+    // Every variable the configuration's sources name is among them (a setting the table left out would not be).
+    const sources = [
+      path.join("lib", "config.ts"),
+      ...readdirSync(path.join(PROJECT_ROOT, "lib", "config")).map((file) => path.join("lib", "config", file)),
+    ];
+    const text = sources.map((source) => readFileSync(path.join(PROJECT_ROOT, source), "utf8")).join("\n");
+    const variables = new Set(text.match(/IAC_CODE_AGUI_[A-Z0-9_]+[A-Z0-9]/g));
+    expect(variables.size).toBe(settings.length);
     for (const variable of variables) expect(stdout).toContain(`, ${variable}\n`);
     expect(run("--port", "1", "-h").stdout).toBe(stdout);
   });

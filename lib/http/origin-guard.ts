@@ -15,6 +15,7 @@
  */
 import type { RequestHandler } from "express";
 import { AguiError } from "../errors.js";
+import { hostnameOf, originOf } from "../net/host-names.js";
 
 export interface OriginPolicy {
   /** The address the service listens on. */
@@ -30,36 +31,8 @@ const CORS_ALLOWED_HEADERS = "content-type, authorization, accept, accept-langua
 const CORS_ALLOWED_METHODS = "GET, POST, OPTIONS";
 const CORS_MAX_AGE_S = 600;
 
-/** Host-header syntax: no user info, path, query or fragment, which a URL parser would step over to find another host. */
-const HOST_SYNTAX = /^[^\s@/\\?#]+$/;
-
 /** Addresses that name every interface rather than one: a Host header naming them names no service. */
 const WILDCARDS = new Set(["0.0.0.0", "[::]"]);
-
-/**
- * The host name a Host header (or an allowed-hosts entry) names, the port
- * left out: lowercase, IPv4 in dotted decimal, IPv6 in brackets, without a
- * trailing dot. Undefined when the value is not a host.
- */
-export function hostnameOf(value: string): string | undefined {
-  if (!HOST_SYNTAX.test(value)) return undefined;
-  try {
-    return new URL(`http://${value}`).hostname.replace(/\.$/, "") || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** `http(s)://host[:port]` as a browser serializes it; undefined for anything else, `null` included. */
-export function originOf(value: string): string | undefined {
-  try {
-    const url = new URL(value);
-    const bare = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
-    return bare && (url.protocol === "http:" || url.protocol === "https:") ? url.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export const isLoopbackHostname = (hostname: string) =>
   hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
