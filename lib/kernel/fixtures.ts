@@ -2,7 +2,7 @@
  * The demo kernel's fixtures: the files in its directory, and which one a
  * user message asks for. The format they are written in is
  * `lib/fixtures/fixture-format.ts`, shared with the recorder and the
- * sandbox; it is re-exported here for the tests that script this kernel.
+ * sandbox.
  */
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -15,8 +15,6 @@ import {
   type FixtureSection,
   type FrameFormat,
 } from "../fixtures/fixture-format.js";
-
-export * from "../fixtures/fixture-format.js";
 
 export const DEFAULT_FIXTURE = "chat";
 

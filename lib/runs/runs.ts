@@ -60,10 +60,7 @@ export interface RunClient {
 }
 
 export interface RunsDependencies {
-  config: Pick<
-    Config,
-    "allowedCwds" | "defaultCwd" | "clientTools" | "heartbeatMs" | "interruptTtlS" | "disconnectGraceMs" | "clientStallS"
-  >;
+  config: Pick<Config, "allowedCwds" | "defaultCwd" | "clientTools" | "heartbeatMs" | "interruptTtlS" | "disconnectGraceMs">;
   a2a: A2AClient;
   store: ThreadStore;
   now?: () => number;

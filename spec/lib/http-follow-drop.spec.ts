@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
-import type { FixtureLine } from "../../lib/kernel/fixtures.js";
+import type { FixtureLine } from "../../lib/fixtures/fixture-format.js";
 import type { ReplayTurn } from "../../lib/kernel/replay-executor.js";
 import { startReplayKernel, type ReplayKernel } from "../../lib/kernel/replay-kernel.js";
 import { startService, type RunningService } from "../../lib/server.js";

@@ -11,7 +11,7 @@ import { ERROR_CODES } from "../../lib/errors.js";
 import { METRICS_PREFIX } from "../../lib/metrics/service-metrics.js";
 import { FileThreadStore } from "../../lib/state/file-thread-store.js";
 import { expectValidRun } from "../support/agui.js";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../lib/testing/redis-server.js";
 import { postRun, runInput, startHarness, uniqueId, type Harness } from "../support/service.js";
 
 const TOKEN = "metrics-secret";

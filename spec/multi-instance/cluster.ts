@@ -11,7 +11,7 @@ import path from "node:path";
 import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../lib/kernel/replay-kernel.js";
 import { connectRedis, type RedisConnection } from "../../lib/state/redis-connection.js";
 import { RedisThreadStore } from "../../lib/state/redis-thread-store.js";
-import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../lib/testing/redis-server.js";
 import { startServiceProcess, type ServiceProcess } from "../support/service-process.js";
 
 export interface Cluster {

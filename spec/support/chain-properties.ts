@@ -9,7 +9,7 @@ import type { JsonRpcResult } from "../../lib/a2a/client.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { expectValidRun } from "./agui.js";
 import { chainOptions, endingFrame, kernelStream, TASK_ID, CONTEXT_ID, type Ending } from "./kernel-arbitraries.js";
-import { framesToSignals, projectionChain, type ChainOptions } from "./projection-chain.js";
+import { framesToSignals, projectionChain, type ChainOptions } from "../../lib/testing/projection-chain.js";
 
 /** The frames as the A2A client hands them over: in order, then the end or the failure. */
 export function kernelFrames(frames: readonly JsonRpcResult[], ending: Ending, leadingTask: boolean): Observable<JsonRpcResult> {

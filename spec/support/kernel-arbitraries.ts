@@ -14,7 +14,7 @@ import { AguiError } from "../../lib/errors.js";
 import { executionFailed } from "../../lib/a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../../lib/a2a/client.js";
 import { KNOWN_EVENT_TYPES } from "../../lib/model/pipeline-event-types.js";
-import type { ChainOptions } from "./projection-chain.js";
+import type { ChainOptions } from "../../lib/testing/projection-chain.js";
 import { textDigest } from "../../operators/project-text.js";
 
 export const TASK_ID = "task-1";

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createClient } from "redis";
-import { startRedisServer, type RedisServer } from "./redis-server.js";
+import { startRedisServer, type RedisServer } from "../../lib/testing/redis-server.js";
 
 describe("startRedisServer", () => {
   let redis: RedisServer;

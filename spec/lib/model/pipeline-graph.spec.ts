@@ -4,13 +4,13 @@ import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { from, lastValueFrom, toArray } from "rxjs";
 import type { JsonRpcResult } from "../../../lib/a2a/client.js";
-import { parseFixture } from "../../../lib/kernel/fixtures.js";
+import { parseFixture } from "../../../lib/fixtures/fixture-format.js";
 import { snapshotOf } from "../../../lib/kernel/pipeline-snapshot.js";
 import { isJsonObject } from "../../../lib/model/json.js";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "../../../lib/model/pipeline-graph.js";
 import { keyOnlyFacts, stepMetadata } from "../../../lib/model/step-facts.js";
 import { FIXTURES_DIR } from "../../../lib/paths.js";
-import { framesToSignals, projectionChain } from "../../support/projection-chain.js";
+import { framesToSignals, projectionChain } from "../../../lib/testing/projection-chain.js";
 
 /** A recorded fixture's first turn, as the kernel sends it, through the run's chain: the AG-UI events a client gets. */
 async function fixtureEvents(name: string): Promise<AGUIEvent[]> {

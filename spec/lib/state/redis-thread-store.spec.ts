@@ -1,5 +1,5 @@
 /**
- * The Redis thread store against a real `redis-server` (spec/support/redis-server.ts):
+ * The Redis thread store against a real `redis-server` (lib/testing/redis-server.ts):
  * the contract every store keeps, then what only a shared store promises —
  * leases and fencing between instances, renewal, what a load reads, and
  * Redis going away and coming back.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
 import { RedisThreadStore, UNWRITTEN_THREAD_KEPT_MS, type RenewalSchedule } from "../../../lib/state/redis-thread-store.js";
 import { StatePersistenceError, StateUnavailableError } from "../../../lib/state/thread-store.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
 import { describeThreadStoreContract } from "./thread-store-contract.js";
 import { threadState } from "./thread-state-fixture.js";
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/glob
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 import { RedisDisconnectGrace, type HeldIds } from "../../../lib/threads/disconnect-grace-redis.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
 
 type Client = ReturnType<typeof createClient>;
 

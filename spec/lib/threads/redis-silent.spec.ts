@@ -18,7 +18,7 @@ import { RedisDisconnectGrace } from "../../../lib/threads/disconnect-grace-redi
 import { redisSharedThreads } from "../../../lib/threads/shared-threads-redis.js";
 import { RedisThreadStatusHub } from "../../../lib/threads/status-hub-redis.js";
 import { captureLogs, type CapturedLogs } from "../../support/logs.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
 
 /** Each call's deadline here: short, as only settling while Redis is paused matters, not when. */
 const DEADLINE_MS = 200;

@@ -11,7 +11,7 @@ import { initialThreadStatus, type ThreadStatus } from "../../../lib/model/threa
 import type { RedisScripting } from "../../../lib/threads/redis-scripting.js";
 import { RedisThreadStatusHub } from "../../../lib/threads/status-hub-redis.js";
 import { connectRedis } from "../../../lib/state/redis-connection.js";
-import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
 
 type Client = ReturnType<typeof createClient>;
 
