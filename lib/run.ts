@@ -10,12 +10,12 @@ import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
-import { kernelInputsOf } from "./interrupts/keep-input.js";
 import { errorFields, silentLogger, type Logger } from "./log.js";
 import type { KernelSignal } from "./model/kernel-signal.js";
 import { resumedRunMessageId } from "./model/message-ids.js";
 import { runStartedEvent } from "./model/run-started.js";
 import { runPipeline, type RunPorts, type SseItem } from "./run-pipeline.js";
+import { framesToSignals } from "./runs/fresh-run.js";
 import { runCancellation } from "./threads/cancellation.js";
 import { followDropOnce } from "./threads/follow-drop.js";
 import { reattach } from "./threads/recovery.js";
@@ -28,8 +28,6 @@ import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { onAbandon } from "../operators/on-abandon.js";
-import { toKernelSignals } from "../operators/to-kernel-signals.js";
-import { unwrapStreamResponse } from "../operators/unwrap-stream-response.js";
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -92,9 +90,7 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
           interruptsAsTools: interruptsShownAsTools,
           holdReadsDuring: held,
         })
-      : deps.a2a
-          .sendStreamingMessage(toSendMessageParams(input, { language, userParts }))
-          .pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
+      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts })).pipe(framesToSignals());
 
     const ports: RunPorts = {
       followDrops: followDropsOf(input, isResume, thread, deps.a2a),

@@ -13,22 +13,17 @@
  * the bearer token as every run does (docs/sandbox.md, "Keep").
  */
 import { randomUUID } from "node:crypto";
-import { EventType } from "@ag-ui/core";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { concatMap, EMPTY, from, map, of, pipe, throwError, timer, type Observable, type OperatorFunction } from "rxjs";
+import { concatMap, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
-import { kernelInputsOf, keepInput } from "../interrupts/keep-input.js";
-import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { FixtureFormatError, parseFixture, sectionFor, type FixtureLine } from "../fixtures/fixture-format.js";
 import { fillPlaceholders } from "../fixtures/placeholders.js";
 import { isJsonObject } from "../model/json.js";
-import type { KernelSignal, SignalOf } from "../model/kernel-signal.js";
-import { runPipeline, type RunPorts, type RunSetup } from "../run-pipeline.js";
-import { toKernelSignals } from "../../operators/to-kernel-signals.js";
-import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
+import { runPipeline, type RunPorts } from "../run-pipeline.js";
+import { framesToSignals, freshRunSetup, withInterruptsShown } from "../runs/fresh-run.js";
 import { bearerAuth } from "./auth.js";
 import { jsonBody } from "./json-body.js";
 import { requestLanguage } from "./request-language.js";
@@ -129,46 +124,6 @@ export function replayedFrames(
       );
     }),
   );
-}
-
-/** The kernel's JSON-RPC results → kernel signals, as `runAgent` reads a new run's stream (the spec's in-memory chain too). */
-export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal> {
-  return pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
-}
-
-/** A pause's end with its inputs shown as interrupts, stored nowhere (the spec's in-memory thread shows them so too). */
-export function withInterruptsShown(end: SignalOf<"run-end">, language: string): SignalOf<"run-end"> {
-  if (end.error || !end.inputs?.length) return end;
-  return {
-    ...end,
-    interrupts: end.inputs.map(({ projection, sideband }) => toInterrupt({ value: keepInput(projection), sideband }, language)),
-  };
-}
-
-/** The execution ids a fresh run announces in its session event. */
-export type FreshRunIds = Omit<NonNullable<RunSetup["session"]>, "known">;
-
-/**
- * The setup of a run that opens a thread and an execution no one knew
- * before: the kernel's ids unknown, its pipeline at the start (the
- * spec's in-memory chain may start it elsewhere).
- */
-export function freshRunSetup(
-  ids: FreshRunIds,
-  rest: Pick<RunSetup, "describe" | "heartbeatMs"> &
-    Partial<Pick<RunSetup, "pipelineSequence" | "pipelineOpenSteps" | "textSnapshotDigests" | "interruptsAsTools">>,
-): RunSetup {
-  const { threadId, runId } = ids;
-  return {
-    threadId,
-    runId,
-    opening: [{ type: EventType.RUN_STARTED, threadId, runId }],
-    session: { ...ids, known: { taskId: null, sessionId: null } },
-    pipelineSequence: 0,
-    pipelineOpenSteps: [],
-    textSnapshotDigests: [],
-    ...rest,
-  };
 }
 
 /** The ports of a run that keeps nothing: no thread on disk, no task to cancel, interrupts shown and forgotten. */

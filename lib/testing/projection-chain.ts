@@ -11,13 +11,13 @@
 import type { AGUIEvent } from "@ag-ui/core";
 import type { OperatorFunction, SchedulerLike } from "rxjs";
 import { AguiError } from "../errors.js";
-import { freshRunSetup, withInterruptsShown } from "../http/sandbox-replay.js";
+import { freshRunSetup, withInterruptsShown } from "../runs/fresh-run.js";
 import { messageFor } from "../i18n/index.js";
 import type { KernelSignal, SignalOf } from "../model/kernel-signal.js";
 import { runPipeline, type RunPorts } from "../run-pipeline.js";
 import type { Heartbeat } from "../../operators/merge-heartbeat.js";
 
-export { framesToSignals } from "../http/sandbox-replay.js";
+export { framesToSignals } from "../runs/fresh-run.js";
 
 export interface ChainOptions {
   threadId?: string;
