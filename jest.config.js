@@ -9,5 +9,7 @@ export default {
   transform: {
     "^.+\\.ts$": ["ts-jest", { useESM: true, diagnostics: false }],
   },
-  testTimeout: 20000,
+  // When to call a test hung, not how long one may take: on a loaded two-core machine a test that starts
+  // processes or a browser can take well over 20 s, and a passing test never waits for this.
+  testTimeout: 60_000,
 };
