@@ -1,12 +1,15 @@
 /**
  * The sandbox page in Debian's headless Chromium, for the e2e specs of Keep
  * and the pipeline view: the real service with its embedded demo kernel,
- * the page loaded, screenshots saved to spec/e2e/__screenshots__/ (and the
- * ones docs/sandbox.md shows to docs/images/) and checked for what they
- * must show. Same rules as sandbox.e2e.spec.ts: a
- * missing Chromium skips the suite on a developer machine and fails in CI.
+ * the page loaded, screenshots checked for what they must show and saved
+ * outside the checkout (`SCREENSHOTS`), so a test run leaves the tree as it
+ * found it. The pictures docs/sandbox.md shows are refreshed on purpose:
+ * `npm run docs:images` runs these specs with IAC_CODE_AGUI_DOC_IMAGES_DIR
+ * set to docs/images/. Same rules as sandbox.e2e.spec.ts: a missing
+ * Chromium skips the suite on a developer machine and fails in CI.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect } from "@jest/globals";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
@@ -33,8 +36,15 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
 ];
 export const VIEWPORT = { width: 1280, height: 800 };
-export const SCREENSHOTS = path.join(PROJECT_ROOT, "spec", "e2e", "__screenshots__");
-const DOC_IMAGES = path.join(PROJECT_ROOT, "docs", "images");
+/** Every screenshot, to look at after a run: the system's temporary directory unless IAC_CODE_AGUI_SCREENSHOT_DIR names another. */
+export const SCREENSHOTS = path.resolve(
+  PROJECT_ROOT,
+  process.env.IAC_CODE_AGUI_SCREENSHOT_DIR || path.join(os.tmpdir(), "iac-code-agui-screenshots"),
+);
+/** Where the docs' pictures are written again, only when asked (`npm run docs:images`): a test run must not change tracked files. */
+const DOC_IMAGES = process.env.IAC_CODE_AGUI_DOC_IMAGES_DIR
+  ? path.resolve(PROJECT_ROOT, process.env.IAC_CODE_AGUI_DOC_IMAGES_DIR)
+  : undefined;
 export const STREAM_TIMEOUT = 20_000;
 
 const inCi = ["true", "1"].includes((process.env.CI ?? "").toLowerCase());
@@ -72,8 +82,6 @@ export async function openSandbox(config: Partial<Config> = {}): Promise<Sandbox
   const page = await browser.newPage({ viewport: VIEWPORT, acceptDownloads: true });
   const problems: string[] = [];
   collectProblems(page, problems);
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  mkdirSync(DOC_IMAGES, { recursive: true });
   await page.goto(`${service.url}/sandbox`);
   await page.locator("#run:enabled").waitFor();
   return {
@@ -102,18 +110,27 @@ export async function runFixture(page: Page, fixture: string) {
   await page.click("#run");
 }
 
-/** Saves the viewport for people (`forDocs`: for docs/sandbox.md too) and returns it decoded, after checking it is a real picture of the page. */
+/**
+ * Saves the viewport for people (`forDocs`: one docs/sandbox.md shows, also
+ * written to the docs' folder when `npm run docs:images` asks) and returns
+ * it decoded, after checking it is a real picture of the page.
+ */
 export async function screenshot(page: Page, name: string, forDocs = false): Promise<Png> {
   await page.mouse.move(0, 0);
   const data = await page.screenshot();
-  writeFileSync(path.join(SCREENSHOTS, `${name}.png`), data);
-  if (forDocs) writeFileSync(path.join(DOC_IMAGES, `${name}.png`), data);
+  saveTo(SCREENSHOTS, name, data);
+  if (forDocs && DOC_IMAGES) saveTo(DOC_IMAGES, name, data);
   const png = readPng(data);
   expect([png.width, png.height]).toEqual([VIEWPORT.width, VIEWPORT.height]);
   const { distinct, commonestShare } = png.colourStats();
   expect(distinct).toBeGreaterThan(100);
   expect(commonestShare).toBeLessThan(0.9);
   return png;
+}
+
+function saveTo(dir: string, name: string, data: Buffer): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `${name}.png`), data);
 }
 
 /** The CSS background colour of an element, as RGB. */

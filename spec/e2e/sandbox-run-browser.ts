@@ -6,10 +6,8 @@
  * test stream (`expectValidRun`); and pixel checks at a point.
  */
 import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { expect } from "@jest/globals";
 import type { Browser, Locator, Page } from "playwright-core";
-import { PROJECT_ROOT } from "../../lib/paths.js";
 import { collectProblems, cssColour, describeInBrowser, launchChromium, screenshot, SCREENSHOTS, VIEWPORT } from "./browser.js";
 import type { Png } from "./png.js";
 
@@ -46,7 +44,6 @@ export async function openSandboxAt(url: string): Promise<SandboxBrowser> {
       streams.push({ path: new URL(response.url()).pathname, body: response.text() });
   });
   mkdirSync(SCREENSHOTS, { recursive: true });
-  mkdirSync(path.join(PROJECT_ROOT, "docs", "images"), { recursive: true });
   await page.goto(`${url}/sandbox`);
   await page.locator("#service").filter({ hasText: "iac-code-agui" }).waitFor();
   return { browser, page, problems, posts, streams };

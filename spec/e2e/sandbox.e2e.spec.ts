@@ -5,7 +5,8 @@
  *
  * CI installs Chromium (`.ci/run`), so there a missing browser fails the
  * suite; on a developer machine without it the suite is skipped, saying so.
- * Screenshots land in spec/e2e/__screenshots__/ (gitignored) to look at.
+ * Screenshots land outside the checkout, in the folder `SCREENSHOTS` names
+ * (browser.ts), to look at.
  */
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "@jest/globals";

@@ -14,8 +14,8 @@ import { expectValidRun } from "../support/agui.js";
 import { startBurstKernel, type BurstKernel } from "../support/burst-kernel.js";
 import { postRun, runInput, testConfig, waitFor, type RunResult } from "../support/service.js";
 
-/** The next message on the thread, retried while the thread is still held (for at most `withinMs`). */
-async function nextRunOn(url: string, threadId: string, withinMs = 3000): Promise<RunResult> {
+/** The next message on the thread, retried while the thread is still held (for at most `withinMs`, a deadline, not a bet). */
+async function nextRunOn(url: string, threadId: string, withinMs = 15_000): Promise<RunResult> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const result = await postRun(url, runInput("{}", { threadId }));

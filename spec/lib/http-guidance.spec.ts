@@ -6,11 +6,10 @@
  * steered run still finishes, and the run id of the guidance is kept.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { EventType } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { expectValidRun } from "../support/agui.js";
-import { postRun, runInput, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
+import { openRun, parseSse } from "../support/service-process.js";
+import { postRun, runInput, startHarness, uniqueId, type Harness } from "../support/service.js";
 
 const PIPELINE = { runMode: "pipeline" };
 const guidanceProps = (guidanceId: string) => ({ ...PIPELINE, activeGuidance: true, guidanceId, inputDigest: `digest-of-${guidanceId}` });
@@ -43,16 +42,18 @@ describe("guidance runs", () => {
   afterEach(holdMainRuns);
   afterAll(() => harness.close());
 
-  /** The thread's task once its run has recorded it: a guidance run can only steer a task the thread knows. */
-  const recordedTaskId = (threadId: string): string | undefined => {
-    const dir = path.join(harness.stateDir, "threads");
-    if (!existsSync(dir)) return undefined;
-    // Only whole state files: a write in progress goes to a temporary file first.
-    for (const file of readdirSync(dir).filter((name) => name.endsWith(".json"))) {
-      const state = JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { threadId: string; execution: { taskId: string | null } };
-      if (state.threadId === threadId && state.execution.taskId) return state.execution.taskId;
-    }
-    return undefined;
+  /**
+   * Starts a main run and reads it until its session event names the task,
+   * as a client learns it: the thread's run has taken the task on by then
+   * (a state file on disk can be ahead of the run that wrote it). The rest
+   * of the stream, once the test lets the run end, is `rest`.
+   */
+  const startMainRun = async (input: ReturnType<typeof runInput>) => {
+    const run = await openRun(harness.service.url, input, (raw) => raw.includes("iac-code.session.v1"));
+    const session = (await parseSse(run.raw)).find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1");
+    const { taskId } = (session as { value: { taskId: string } }).value;
+    const rest = async (): Promise<AGUIEvent[]> => parseSse(await run.rest);
+    return { taskId, rest };
   };
 
   const sentMessage = (messageId: string) =>
@@ -63,9 +64,8 @@ describe("guidance runs", () => {
 
   it("steers a running pipeline: RUN_STARTED and RUN_FINISHED only, the parts on the bound task, the main run finishes", async () => {
     const main = runInput("slow-chat", {}, PIPELINE);
-    const mainRun = postRun(harness.service.url, main);
-    let taskId: string | undefined;
-    await waitFor(() => (taskId = recordedTaskId(main.threadId)) !== undefined);
+    const mainRun = await startMainRun(main);
+    const { taskId } = mainRun;
 
     const guidance = runInput("Deploy to cn-beijing instead", { threadId: main.threadId }, guidanceProps("g-1"));
     const steered = await postRun(harness.service.url, guidance);
@@ -79,7 +79,7 @@ describe("guidance runs", () => {
     expect(sent!.metadata.iac_code).toMatchObject({ guidance_id: "g-1", input_digest: "digest-of-g-1", run_mode: "pipeline" });
 
     releaseMainRuns();
-    const { events } = await mainRun;
+    const events = await mainRun.rest();
     await expectValidRun(events);
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, runId: main.runId });
     expect(events.some((event) => event.type === EventType.TEXT_MESSAGE_CONTENT)).toBe(true);
@@ -94,8 +94,7 @@ describe("guidance runs", () => {
 
   it("takes images as a new turn does: one that cannot be decoded is a 400, and nothing reaches the running task", async () => {
     const main = runInput("slow-chat", {}, PIPELINE);
-    const mainRun = postRun(harness.service.url, main);
-    await waitFor(() => recordedTaskId(main.threadId) !== undefined);
+    const mainRun = await startMainRun(main);
     const png = Buffer.from("\x89PNG\r\n\x1a\n not really").toString("base64");
     const guidance = runInput(
       "ignored",
@@ -119,7 +118,7 @@ describe("guidance runs", () => {
     expect(refused.json).toMatchObject({ error: { code: "INVALID_INPUT" } });
     expect(sentMessage(guidance.messages[0]!.id)).toBeUndefined();
     releaseMainRuns();
-    await expectValidRun((await mainRun).events);
+    await expectValidRun(await mainRun.rest());
   });
 
   it("is refused with 409 NO_RUNNING_TASK on a thread whose task is not running, in the request's language", async () => {

@@ -176,7 +176,7 @@ describe("the service's log", () => {
       if (taskEnded) await waitFor(() => otherLogs.records().some((record) => /had ended already/.test(record.msg)));
       // The thread's next message, once the run has let go of it: by its end the cancel's answer is long read.
       let next = await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth);
-      for (let tries = 0; next.status === 409 && tries < 100; tries++) {
+      for (const deadline = Date.now() + 15_000; next.status === 409 && Date.now() < deadline;) {
         await new Promise((resolve) => setTimeout(resolve, 20));
         next = await postRun(other.url, runInput("fine", { threadId: input.threadId }), auth);
       }

@@ -6,6 +6,7 @@
  * the only thing they share is Redis.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createClient } from "redis";
 import os from "node:os";
 import path from "node:path";
 import { startReplayKernel, type ReplayKernel, type ReplayKernelOptions } from "../../lib/kernel/replay-kernel.js";
@@ -91,4 +92,64 @@ export async function eventually(condition: () => boolean | Promise<boolean>, ti
     if (Date.now() > deadline) throw new Error(`condition not reached within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A script Redis ran: when by its clock, for which connection, and the command as MONITOR shows it (script text, keys, arguments). */
+export interface RanScript {
+  atMs: number;
+  client: string;
+  command: string;
+}
+
+export interface ScriptWatch {
+  /** Every EVAL Redis ran since the watch began, in the order it ran them. */
+  readonly ran: readonly RanScript[];
+  /** Resolves with the first script `match` accepts, once Redis has run it; fails after `timeoutMs`. */
+  until(what: string, match: (script: RanScript, index: number) => boolean, timeoutMs?: number): Promise<RanScript>;
+  stop(): Promise<void>;
+}
+
+const MONITOR_LINE = /^(\d+)\.(\d+) \[\d+ ([^\]]+)\] "(EVAL|EVALSHA)" ([\s\S]*)$/i;
+
+/**
+ * Redis's MONITOR feed of the scripts the instances run: what the other
+ * processes asked of the shared state, in the order Redis ran it. A test
+ * that must show something did not happen waits here for the step that
+ * would have done it (an instance's timer, its sweep) to have run.
+ */
+export async function watchScripts(url: string): Promise<ScriptWatch> {
+  const ran: RanScript[] = [];
+  const waiters = new Set<() => void>();
+  const monitor = createClient({ url });
+  await monitor.connect();
+  await monitor.monitor((line) => {
+    const parsed = MONITOR_LINE.exec(String(line));
+    if (!parsed) return;
+    const [, seconds, micros, client, , command] = parsed;
+    ran.push({ atMs: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), client: client!, command: command! });
+    waiters.forEach((wake) => wake());
+  });
+  return {
+    ran,
+    async until(what, match, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = ran.find(match);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`${what}: not run within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            waiters.delete(wake);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(wake, 100);
+          waiters.add(wake);
+        });
+      }
+    },
+    async stop() {
+      monitor.destroy();
+    },
+  };
 }

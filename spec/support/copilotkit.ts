@@ -19,6 +19,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
 import { HttpAgent, type BaseEvent } from "@ag-ui/client";
+import { quietCancelFetch } from "./http-agent.js";
 
 // Before the runtime is loaded: its telemetry client reads this once, when it is created.
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
@@ -56,7 +57,7 @@ export interface CopilotKitApp {
 
 /** A CopilotRuntime with the service at `serviceUrl` as its `default` agent, listening on loopback. */
 export async function startCopilotKit(serviceUrl: string): Promise<CopilotKitApp> {
-  const service = new HttpAgent({ url: serviceUrl });
+  const service = new HttpAgent({ url: serviceUrl, fetch: quietCancelFetch });
   const runs = new Map<string, BaseEvent[][]>();
   // The runtime clones the agent for each request, subscribers included.
   service.subscribe({
@@ -83,6 +84,8 @@ export async function startCopilotKit(serviceUrl: string): Promise<CopilotKitApp
       const errors: string[] = [];
       core.subscribe({ onError: ({ error }) => void errors.push(error.message) });
       const { agent } = core.registerProxiedAgent({ agentId: `chat-${randomUUID()}`, runtimeAgentId: "default" });
+      // CopilotKit's own @ag-ui/client cancels a broken stream's reader as 1.0's does (see `quietCancelFetch`).
+      agent.fetch = quietCancelFetch;
       return { core, agent, errors };
     },
     async close() {

@@ -8,6 +8,7 @@ import { HttpAgent, runHttpRequest, transformHttpEventStream, type HttpAgentConf
 import type { AGUIEvent, Message, RunAgentInput } from "@ag-ui/core";
 import { Observable, lastValueFrom, toArray, type Subscribable } from "rxjs";
 import { PROTOBUF_MEDIA_TYPE } from "../../lib/http/event-encoding.js";
+import { quietCancelFetch } from "./http-agent.js";
 import { uniqueId } from "./service.js";
 
 /** Socket-sized: the protobuf parser copies what it holds on each frame, so one 20 MiB chunk would take minutes. */
@@ -89,7 +90,7 @@ export class ProtobufHttpAgent extends HttpAgent {
 
 /** A ProtobufHttpAgent on `url`, on a thread of its own unless one is given, holding `messages`. */
 export function protobufHttpAgent(url: string, options: { threadId?: string; messages?: Message[] } = {}): ProtobufHttpAgent {
-  const agent = new ProtobufHttpAgent({ url, threadId: options.threadId ?? uniqueId("thread") });
+  const agent = new ProtobufHttpAgent({ url, threadId: options.threadId ?? uniqueId("thread"), fetch: quietCancelFetch });
   agent.messages = structuredClone(options.messages ?? []);
   return agent;
 }

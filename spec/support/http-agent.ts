@@ -18,9 +18,36 @@ import { uniqueId } from "./service.js";
 /** A user message as a chat UI makes one. */
 export const userMessage = (text: string): Message => ({ id: uniqueId("msg"), role: "user", content: text });
 
+/**
+ * `fetch` for every agent the specs run. @ag-ui/client reads a response
+ * body with a reader, and when its subscriber goes (the run ended, failed
+ * or was unsubscribed) cancels that reader and rethrows any failure but an
+ * AbortError from a promise nobody holds (ag-ui-protocol/ag-ui#2510). The
+ * reader of a stream that broke (undici's `TypeError: terminated`: the
+ * service or a proxy closed the socket mid-stream, or a harness closed with
+ * a run still streaming) fails its cancel with that same error, so every
+ * broken stream also became an unhandled rejection, after the run had
+ * already reported the break, often once its spec file had ended. The read
+ * still fails as before; only the cancel after it is quiet.
+ */
+export const quietCancelFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const body = response.body;
+  if (body) {
+    const getReader = body.getReader.bind(body) as () => ReadableStreamDefaultReader<Uint8Array>;
+    body.getReader = (() => {
+      const reader = getReader();
+      const cancel = reader.cancel.bind(reader);
+      reader.cancel = (reason?: unknown) => cancel(reason).catch(() => undefined);
+      return reader;
+    }) as typeof body.getReader;
+  }
+  return response;
+};
+
 /** An HttpAgent on `url`, on a thread of its own unless one is given, holding `messages`. */
 export function httpAgent(url: string, options: { threadId?: string; messages?: Message[] } = {}): HttpAgent {
-  const agent = new HttpAgent({ url, threadId: options.threadId ?? uniqueId("thread") });
+  const agent = new HttpAgent({ url, threadId: options.threadId ?? uniqueId("thread"), fetch: quietCancelFetch });
   agent.messages = structuredClone(options.messages ?? []);
   return agent;
 }
@@ -94,7 +121,7 @@ export class ConnectingHttpAgent extends HttpAgent {
 
 /** A page's agent after a reload: its thread, no messages, attaching through `connectUrl`. */
 export function connectingAgent(url: string, connectUrl: string, options: { threadId: string }): ConnectingHttpAgent {
-  return new ConnectingHttpAgent({ url, threadId: options.threadId }, connectUrl);
+  return new ConnectingHttpAgent({ url, threadId: options.threadId, fetch: quietCancelFetch }, connectUrl);
 }
 
 /** One `connectAgent` call; a failure is returned, not thrown (see `runHttpAgent`). */

@@ -5,6 +5,7 @@
  * first.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -68,40 +69,49 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
  * POSTs a run and reads its SSE text until `until` holds for what arrived,
  * leaving the rest of the stream to `rest` (the whole text once it ends, or
  * what arrived before the connection broke).
+ *
+ * Each run on a connection of its own (`agent: false`), not fetch's pool:
+ * a pooled connection left idle between two tests is closed by the server
+ * after its keep-alive timeout, and on a loaded machine the pool's own
+ * timer, due a second earlier, can fire late enough to send the next run on
+ * it as it closes ("other side closed").
  */
 export async function openRun(
   url: string,
   body: unknown,
   until: (raw: string) => boolean,
 ): Promise<{ raw: string; rest: Promise<string>; abort: () => void }> {
-  const controller = new AbortController();
-  const response = await fetch(url, {
+  const payload = JSON.stringify(body);
+  const request = http.request(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify(body),
-    signal: controller.signal,
+    agent: false,
+    headers: { "content-type": "application/json", accept: "text/event-stream", "content-length": Buffer.byteLength(payload) },
   });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once("response", resolve).once("error", reject);
+    request.end(payload);
+  });
+  response.setEncoding("utf8");
+  const chunks = response[Symbol.asyncIterator]() as AsyncIterator<string>;
   let raw = "";
   while (!until(raw)) {
-    const { value, done } = await reader.read();
+    const { value, done } = await chunks.next();
     if (done) break;
-    raw += decoder.decode(value, { stream: true });
+    raw += value;
   }
   const seen = raw;
   const rest = (async () => {
     try {
       for (;;) {
-        const { value, done } = await reader.read();
+        const { value, done } = await chunks.next();
         if (done) return raw;
-        raw += decoder.decode(value, { stream: true });
+        raw += value;
       }
     } catch {
       return raw;
     }
   })();
-  return { raw: seen, rest, abort: () => controller.abort() };
+  return { raw: seen, rest, abort: () => request.destroy() };
 }
 
 /** An SSE text as a client reads it: through @ag-ui/client's own parser. */

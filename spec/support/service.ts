@@ -133,8 +133,12 @@ export const script = {
   }),
 };
 
-/** Polls for something the test cannot await directly, such as a request the service sends after a stream ended. */
-export async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls for something the test cannot await directly, such as a request the
+ * service sends after a stream ended. The deadline only says when to give
+ * up: long enough that a loaded machine is not taken for a failure.
+ */
+export async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
