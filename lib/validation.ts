@@ -16,7 +16,7 @@ import type { Config } from "./config.js";
 import { SCHEMAS_DIR } from "./paths.js";
 import { latestUserMessage } from "./a2a/request-mapping.js";
 import { isJsonObject } from "./model/json.js";
-import type { IacCodeExtension, ValidRunInput } from "./model/run-input.js";
+import type { ValidRunInput } from "./model/run-input.js";
 import { expandHome, isDirectory, workspaceTarget, type WorkspaceTarget } from "./workspace.js";
 
 /**
