@@ -11,6 +11,7 @@ import { benchInstances, instancesRows } from "./instances.js";
 import { benchRedisStore, redisStoreRows } from "./redis-store.js";
 import { benchIdleStreams } from "./idle-streams.js";
 import { benchLoopback } from "./loopback.js";
+import { benchMemory, memoryRows } from "./memory.js";
 import { benchOperatorChain } from "./operator-chain.js";
 import { benchSlowClient } from "./slow-client.js";
 import { benchThreadStore } from "./thread-store.js";
@@ -23,7 +24,7 @@ const log = (message: string) => console.error(`[bench ${((Date.now() - started)
  * `npm run bench -- chain store` (or `BENCH_SECTIONS=chain,store`) runs those sections alone, for working on one;
  * without either, every section runs. A partial run prints its rows but leaves `bench/results.json` alone.
  */
-const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect", "redis", "instances"] as const;
+const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect", "redis", "instances", "memory"] as const;
 type Section = (typeof SECTIONS)[number];
 const asked = [...process.argv.slice(2), ...(process.env.BENCH_SECTIONS ?? "").split(",")].map((name) => name.trim()).filter(Boolean);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -49,6 +50,7 @@ const slow = await section("slow", "slow client", benchSlowClient);
 const dialect = await section("dialect", "A2A 0.3 beside 1.0", () => benchDialect());
 const redisStore = await section("redis", "admission with the Redis store beside the file store", () => benchRedisStore());
 const instances = await section("instances", "two instances on Redis beside one", () => benchInstances());
+const memory = await section("memory", "one long answer and one long resumed text", () => benchMemory());
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -165,6 +167,7 @@ const rows: Row[] = [
   ...(dialect === undefined ? [] : dialectRows(dialect)),
   ...(redisStore === undefined ? [] : redisStoreRows(redisStore)),
   ...(instances === undefined ? [] : instancesRows(instances)),
+  ...(memory === undefined ? [] : memoryRows(memory)),
 ];
 
 const table = [
@@ -186,6 +189,7 @@ const results = {
   a2aDialect: dialect,
   redisStore,
   instances,
+  memory,
   table,
 };
 if (everySection) {

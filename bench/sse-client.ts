@@ -52,8 +52,9 @@ export function openStream(
           const now = wallClockMs();
           outcome.bytes += chunk.length;
           pending += chunk;
+          // Only the new chunk (and the byte before it) can hold a record's end: a record of megabytes is not searched again per chunk.
+          if (pending.indexOf("\n\n", Math.max(0, pending.length - chunk.length - 1)) < 0) return;
           const end = pending.lastIndexOf("\n\n");
-          if (end < 0) return;
           const complete = pending.slice(0, end);
           pending = pending.slice(end + 2);
           for (const match of complete.matchAll(STAMP)) {

@@ -36,41 +36,89 @@
  * After a resume the kernel may repeat, in a message's first text, all the
  * text the client already has (contract §6). Given the digests of what was
  * sent before, only the new suffix goes out. The digests of this run's
- * messages ride on the `run-end` signal, for the next resume.
+ * messages ride on the `run-end` signal, for the next resume; each is
+ * hashed as its text goes out, so the run keeps no text (a long answer
+ * costs no memory here, lib/model/text-digest.ts).
  */
-import { createHash } from "node:crypto";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { stepFactsFrom } from "../lib/model/step-facts.js";
 import { runMessageId, toolTurnMessageId } from "../lib/model/message-ids.js";
+import { parseTextDigest, splitsCharacter, TextHash } from "../lib/model/text-digest.js";
+
+export { textDigest } from "../lib/model/text-digest.js";
 
 export interface ProjectTextOptions {
   /** The run whose messages these are: the run itself, or for an observer the run it watches. */
   runId: string;
   /** Kernel message id for text the kernel sent without one. */
   newMessageId?: () => string;
-  /** SHA-256 digests of the full text of messages sent in earlier runs of this execution. */
-  knownDigests?: ReadonlySet<string>;
+  /** Digests of the full text of messages sent in earlier runs of this execution (`textDigest`, or bare SHA-256 hex from older states). */
+  knownDigests?: Iterable<string>;
 }
 
-export const textDigest = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+/** The texts shown before, as the resume check looks them up. */
+export interface KnownTexts {
+  /** The lengths of the texts whose digests carry one, ascending, once each. */
+  lengths: number[];
+  /** Their digests, as `TextHash.digest()` gives them. */
+  digests: ReadonlySet<string>;
+  /** Bare SHA-256 hex digests (states written before lengths were kept): their lengths are unknown. */
+  bare: ReadonlySet<string>;
+}
+
+export function knownTexts(digests: Iterable<string>): KnownTexts {
+  const lengths = new Set<number>();
+  const withLength = new Set<string>();
+  const bare = new Set<string>();
+  for (const digest of digests) {
+    const { sha256, length } = parseTextDigest(digest);
+    if (length === undefined) bare.add(sha256);
+    else if (length > 0) {
+      lengths.add(length);
+      withLength.add(digest);
+    }
+  }
+  return { lengths: [...lengths].sort((a, b) => a - b), digests: withLength, bare };
+}
+
+/**
+ * How far a bare digest is looked for, in UTF-16 code units: without its
+ * length, every character's prefix must be hashed apart (about 2 µs
+ * each), so the scan stops here, well inside one 50 ms turn of the event
+ * loop. Only a thread paused across the upgrade that added lengths has
+ * bare digests; a longer repeated text of it is shown again.
+ */
+export const BARE_DIGEST_SCAN_UNITS = 4096;
 
 /**
  * Length (in UTF-16 units) of the longest prefix of `text` whose digest is
- * known, 0 if none. Hashes incrementally, character by character, so a long
- * text costs one pass.
+ * known, 0 if none. One pass over the text: it is hashed up to the longest
+ * known length that fits, and the digest checked only at the known
+ * lengths (never inside a surrogate pair). Bare digests are looked for
+ * character by character, within the first BARE_DIGEST_SCAN_UNITS.
  */
-export function replayedPrefixLength(text: string, known: ReadonlySet<string>): number {
-  if (known.size === 0) return 0;
-  const hash = createHash("sha256");
-  let length = 0;
+export function replayedPrefixLength(text: string, known: KnownTexts): number {
+  let longest = 0;
+  const hash = new TextHash();
+  for (const length of known.lengths) {
+    if (length > text.length) break;
+    if (splitsCharacter(text, length)) continue;
+    hash.update(text.slice(hash.length, length));
+    if (known.digests.has(hash.digest())) longest = length;
+  }
+  return known.bare.size === 0 ? longest : Math.max(longest, bareDigestPrefixLength(text, known.bare));
+}
+
+function bareDigestPrefixLength(text: string, bare: ReadonlySet<string>): number {
+  const hash = new TextHash();
   let longest = 0;
   for (const character of text) {
-    hash.update(character, "utf8");
-    length += character.length;
-    if (known.has(hash.copy().digest("hex"))) longest = length;
+    if (hash.length + character.length > BARE_DIGEST_SCAN_UNITS) break;
+    hash.update(character);
+    if (bare.has(hash.sha256())) longest = hash.length;
   }
   return longest;
 }
@@ -110,7 +158,8 @@ const AGENT_LANE = "agent";
 export function projectText(options: ProjectTextOptions): OperatorFunction<RunItem, RunItem> {
   const { runId } = options;
   const newMessageId = options.newMessageId ?? (() => `assistant-${crypto.randomUUID().replaceAll("-", "")}`);
-  const knownDigests = options.knownDigests ?? new Set<string>();
+  const known = knownTexts(options.knownDigests ?? []);
+  const resumed = known.lengths.length > 0 || known.bare.size > 0;
   return (source) =>
     defer(() => {
       const lanes = new Map<string, Lane>();
@@ -121,8 +170,8 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
       };
       const agent = laneOf(AGENT_LANE);
       let textEmitted = false;
-      /** The full text of each message of this run, as the client now has it, in order of first text. */
-      const sent = new Map<string, string>();
+      /** Each message of this run, in order of first text: the hash of its whole text so far, as the kernel sent it. */
+      const sent = new Map<string, TextHash>();
 
       const close = (lane: Lane): AGUIEvent[] => {
         if (lane.openId === undefined) return [];
@@ -133,13 +182,16 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
 
       /** What of `text` is new to the client: all of it, unless it repeats an earlier run's message. */
       const unseen = (messageId: string, text: string, replayable: boolean): string => {
-        const before = sent.get(messageId);
-        if (before !== undefined) {
-          sent.set(messageId, before + text);
+        const hash = sent.get(messageId);
+        if (hash !== undefined) {
+          hash.update(text);
           return text;
         }
-        sent.set(messageId, text);
-        return replayable ? text.slice(replayedPrefixLength(text, knownDigests)) : text;
+        // The digest is of the whole text, repeated part included: the kernel repeats all of it after the next resume too.
+        const first = new TextHash();
+        first.update(text);
+        sent.set(messageId, first);
+        return replayable && resumed ? text.slice(replayedPrefixLength(text, known)) : text;
       };
 
       const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent[] => {
@@ -226,7 +278,7 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
             case "reasoning":
               return [placeReasoning(item)];
             case "run-end":
-              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map(textDigest) }] : [item];
+              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map((hash) => hash.digest()) }] : [item];
             default:
               return [item];
           }

@@ -29,6 +29,18 @@ export interface ReadGate {
 const PAUSE_AFTER_BYTES = 1024 * 1024;
 
 /**
+ * At most this many bytes of the kernel's stream go to eventsource-client
+ * in one turn of the event loop; a read past them waits for the next turn.
+ * Every record handed over runs through the whole run (parse, projection,
+ * SSE encoding) before anything else can, and a socket that keeps up is
+ * read up to 32 times in one turn (libuv reads on while data is there):
+ * an answer of 16 KiB deltas read at full speed went through 2 MiB a turn,
+ * holding every other stream of the process for 60–200 ms
+ * (`npm run bench -- memory`). 256 KiB is a few milliseconds of work.
+ */
+export const BYTES_PER_TURN = 256 * 1024;
+
+/**
  * node-fetch's body, handed to eventsource-client as the web stream it
  * reads, without node's `Readable.toWeb(Readable.from(...))` adapter (two
  * more streams per connection, and a read per chunk rather than per burst).
@@ -46,8 +58,9 @@ const PAUSE_AFTER_BYTES = 1024 * 1024;
  * often the very first ones, which name the task a cancel needs. (Only while
  * more than 1 MiB waits unread is the body paused, and a cut then loses what
  * node-fetch still buffers.) Whatever has arrived when eventsource-client
- * reads is handed over as one chunk. A body closed without an end or an
- * error (destroyed) ends the same way as a cut.
+ * reads is handed over as one chunk, up to what is left of BYTES_PER_TURN
+ * (a read once they are spent waits for the next turn). A body closed
+ * without an end or an error (destroyed) ends the same way as a cut.
  *
  * With a `gate`, a read waits while the gate is closed, and a chunk that
  * arrives meanwhile pauses the body at once: eventsource-client parses
@@ -64,16 +77,46 @@ export function readBody(body: Readable, onCut: (error: unknown) => void, gate?:
   // A read that waits for the gate to open.
   let waitingAtGate: typeof waiting;
   let cancelled = false;
+  // Bytes handed over in this turn of the event loop, and a read waiting for the next.
+  let turnBytes = 0;
+  let turnScheduled = false;
+  let waitingForTurn: (() => void) | undefined;
+  const nextTurn = () => {
+    turnScheduled = false;
+    turnBytes = 0;
+    const proceed = waitingForTurn;
+    waitingForTurn = undefined;
+    proceed?.();
+  };
+
+  /** The chunks that arrived first, `limit` bytes of them or the first alone (cut to `limit`). */
+  const take = (limit: number): Buffer => {
+    let count = 0;
+    let bytes = 0;
+    while (count < arrived.length && bytes + arrived[count]!.length <= limit) bytes += arrived[count++]!.length;
+    let value: Buffer;
+    if (count === 0) {
+      const first = arrived[0]!;
+      value = first.subarray(0, limit);
+      arrived[0] = first.subarray(limit);
+    } else value = count === 1 ? arrived.shift()! : Buffer.concat(arrived.splice(0, count), bytes);
+    arrivedBytes -= value.length;
+    return value;
+  };
 
   const handOver = () => {
     if (!waiting || (arrived.length === 0 && !ended)) return;
     const deliver = waiting;
     waiting = undefined;
     if (arrived.length === 0) return deliver({ done: true, value: undefined });
-    const value = arrived.length === 1 ? arrived[0]! : Buffer.concat(arrived, arrivedBytes);
-    arrived.length = 0;
-    arrivedBytes = 0;
-    if (body.isPaused() && gate?.whenOpen() === undefined) body.resume();
+    // A cancelled body's reads are not held to the turn (see `read`).
+    const value = take(cancelled ? Infinity : BYTES_PER_TURN - turnBytes);
+    turnBytes += value.length;
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(nextTurn);
+    }
+    if (body.isPaused() && arrivedBytes <= PAUSE_AFTER_BYTES && gate?.whenOpen() === undefined) body.resume();
     deliver({ done: false, value });
   };
   // Asked for more with the gate open: a body the closed gate paused flows again.
@@ -107,14 +150,18 @@ export function readBody(body: Readable, onCut: (error: unknown) => void, gate?:
   const reader: BodyReader = {
     read: () =>
       new Promise((resolve) => {
-        const opened = cancelled ? undefined : gate?.whenOpen();
-        if (opened === undefined) return takeNext(resolve);
-        waitingAtGate = resolve;
-        void opened.then(() => {
-          if (waitingAtGate !== resolve) return;
-          waitingAtGate = undefined;
-          takeNext(resolve);
-        });
+        const throughGate = () => {
+          const opened = cancelled ? undefined : gate?.whenOpen();
+          if (opened === undefined) return takeNext(resolve);
+          waitingAtGate = resolve;
+          void opened.then(() => {
+            if (waitingAtGate !== resolve) return;
+            waitingAtGate = undefined;
+            takeNext(resolve);
+          });
+        };
+        if (turnBytes < BYTES_PER_TURN || cancelled) return throughGate();
+        waitingForTurn = () => (cancelled ? resolve({ done: true, value: undefined }) : throughGate());
       }),
     releaseLock: () => {},
     cancel: async () => {
@@ -123,6 +170,9 @@ export function readBody(body: Readable, onCut: (error: unknown) => void, gate?:
       ended = true;
       waitingAtGate?.({ done: true, value: undefined });
       waitingAtGate = undefined;
+      const proceed = waitingForTurn;
+      waitingForTurn = undefined;
+      proceed?.();
       handOver();
     },
   };

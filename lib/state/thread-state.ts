@@ -59,7 +59,10 @@ export interface ExecutionState {
   lastTaskId: string | null;
   pipelineSequence: number;
   pipelineOpenSteps: string[];
-  /** SHA-256 (lowercase hex) of the full text of each message sent in this execution (contract §6). */
+  /**
+   * The full text of each message sent in this execution, as `<SHA-256 hex>:<UTF-16 length>`
+   * (`lib/model/text-digest.ts`, contract §6); older documents hold the bare SHA-256.
+   */
   textSnapshotDigests: string[];
   pending: Record<string, PendingInput>;
   /** The run that holds this execution, or held it last (absent in files written before it was kept). */

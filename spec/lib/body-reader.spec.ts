@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { PassThrough } from "node:stream";
-import { readBody } from "../../lib/a2a/body-reader.js";
+import { BYTES_PER_TURN, readBody } from "../../lib/a2a/body-reader.js";
 import { FlowGate } from "../../lib/runs/flow-gate.js";
 
 const text = (value: Uint8Array | undefined) => Buffer.from(value ?? []).toString("utf8");
@@ -33,7 +33,7 @@ describe("readBody", () => {
     expect(cuts).toEqual([cause]);
   });
 
-  it("pauses the body while more than 1 MiB waits unread, and resumes it when read", async () => {
+  it("pauses the body while more than 1 MiB waits unread, and resumes it once reads bring that under", async () => {
     const body = new PassThrough({ highWaterMark: 64 * 1024 });
     const reader = readBody(body, () => {}).getReader();
     const chunk = Buffer.alloc(256 * 1024, "x");
@@ -41,8 +41,32 @@ describe("readBody", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(body.isPaused()).toBe(true);
     const { value } = await reader.read();
-    expect(value!.length).toBeGreaterThan(1024 * 1024);
+    expect(value!.length).toBe(BYTES_PER_TURN);
     expect(body.isPaused()).toBe(false);
+  });
+
+  it("hands over at most BYTES_PER_TURN in one turn of the event loop; a read past them waits for the next turn", async () => {
+    const body = new PassThrough();
+    const reader = readBody(body, () => {}).getReader();
+    const sent = Buffer.from(Array.from({ length: BYTES_PER_TURN * 2 }, (_, i) => i % 251));
+    // Chunks as a socket gives them: six fit in a turn, the seventh is cut to what is left.
+    for (let at = 0; at < sent.length; at += 40 * 1024) body.write(sent.subarray(at, at + 40 * 1024));
+    body.end();
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const first = await reader.read();
+    const second = await reader.read();
+    expect([first.value!.length, second.value!.length]).toEqual([6 * 40 * 1024, BYTES_PER_TURN - 6 * 40 * 1024]);
+    let answered = false;
+    const third = reader.read().then((result) => ((answered = true), result));
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(answered).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(true);
+
+    const chunks = [first.value!, second.value!, (await third).value!];
+    for (let result = await reader.read(); !result.done; result = await reader.read()) chunks.push(result.value);
+    expect(Buffer.concat(chunks).equals(sent)).toBe(true);
   });
 
   it("ends a pending read when the body is destroyed without an error, as a cut", async () => {

@@ -1,14 +1,18 @@
+import { createHash } from "node:crypto";
 import { describe, it } from "@jest/globals";
+import fc from "fast-check";
 import { from, lastValueFrom, take, toArray } from "rxjs";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { closeSpans } from "../../operators/close-spans.js";
 import { stepMetadata } from "../../lib/model/step-facts.js";
 import { expectValidRun } from "../support/agui.js";
 import type { RunItem } from "../../lib/model/kernel-signal.js";
-import { projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
+import { BARE_DIGEST_SCAN_UNITS, knownTexts, projectText, replayedPrefixLength, textDigest } from "../../operators/project-text.js";
 import { expect } from "@jest/globals";
 import { inChain, marbles, synchronousSource } from "../support/marbles.js";
 
+const splitsPair = (text: string, index: number) =>
+  index > 0 && /[\ud800-\udbff]/.test(text[index - 1] ?? "") && /[\udc00-\udfff]/.test(text[index] ?? "");
 const delta = (text: string, messageId: string | null = "m1"): RunItem => ({
   kind: "text",
   messageId: messageId ?? undefined,
@@ -255,11 +259,107 @@ describe("projectText after a resume", () => {
 
 describe("replayedPrefixLength", () => {
   it("finds the longest known prefix, counting by characters (UTF-16 length of the prefix)", () => {
-    expect(replayedPrefixLength("日本語のテキスト🚀 and more", new Set(["日本", "日本語のテキスト🚀"].map(textDigest)))).toBe(
+    expect(replayedPrefixLength("日本語のテキスト🚀 and more", knownTexts(["日本", "日本語のテキスト🚀"].map(textDigest)))).toBe(
       "日本語のテキスト🚀".length,
     );
-    expect(replayedPrefixLength("abc", new Set([textDigest("x")]))).toBe(0);
-    expect(replayedPrefixLength("abc", new Set())).toBe(0);
+    expect(replayedPrefixLength("abc", knownTexts([textDigest("x")]))).toBe(0);
+    expect(replayedPrefixLength("abc", knownTexts([]))).toBe(0);
+  });
+});
+
+/** What the state keeps of a text, computed here from the whole text: SHA-256 of its UTF-8 (a lone surrogate is U+FFFD), then its UTF-16 length. */
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+const digestOfWhole = (text: string) => `${sha256(text)}:${text.length}`;
+
+/** Text with astral characters (surrogate pairs), lone halves of pairs, and anything else. */
+const anyText = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom("🚀", "𝄞", "日本語", "é", "a", " ", "\n"),
+      fc.constantFrom("\ud83d", "\ude80", "\udbff"),
+      fc.string({ unit: "binary", maxLength: 8 }),
+    ),
+    { maxLength: 40 },
+  )
+  .map((pieces) => pieces.join(""));
+
+/** `text` cut at any UTF-16 indices: pairs are split across pieces as often as not. */
+const cutAnywhere = (text: string) =>
+  fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, text.length - 1) }), { maxLength: 12 }).map((cuts) => {
+    const at = [0, ...cuts.filter((cut) => cut < text.length).sort((a, b) => a - b), text.length];
+    return at.slice(1).map((end, index) => text.slice(at[index], end));
+  });
+
+const runEnd: RunItem = { kind: "run-end", error: undefined, kernelSettled: true };
+const run = (items: RunItem[], knownDigests: string[] = []) =>
+  lastValueFrom(from([...items, runEnd]).pipe(projectText({ runId: "r1", knownDigests }), toArray()));
+const shownText = (items: RunItem[]) =>
+  items
+    .filter((item) => "type" in item && item.type === EventType.TEXT_MESSAGE_CONTENT)
+    .map((item) => (item as { delta: string }).delta)
+    .join("");
+const digestsOn = (items: RunItem[]) => (items.at(-1) as { textDigests?: string[] }).textDigests;
+
+describe("projectText digests, as the text goes out", () => {
+  it("gives each message the digest of its whole text, however the deltas cut it (pairs split across deltas too)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        anyText.filter((text) => text.length > 0).chain((text) => fc.tuple(fc.constant(text), cutAnywhere(text))),
+        anyText.filter((text) => text.length > 0),
+        async ([text, pieces], other) => {
+          const out = await run([...pieces.map((piece) => delta(piece, "m1")), delta(other, "m2")]);
+          expect(digestsOn(out)).toEqual([digestOfWhole(text), digestOfWhole(other)]);
+          expect(digestsOn(out)).toEqual([textDigest(text), textDigest(other)]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("sends, after a resume, only what follows the text the client has, and digests the whole message", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        anyText.filter((text) => text.length > 0),
+        anyText,
+        anyText,
+        async (before, added, later) => {
+          const first = before + added;
+          const out = await run([delta(first), ...(later ? [delta(later)] : [])], [textDigest(before), textDigest("unrelated")]);
+          // A cut inside a surrogate pair is never a match: the pair would be sent in halves.
+          const fresh = splitsPair(first, before.length) ? first : added;
+          expect(shownText(out)).toBe(fresh + later);
+          expect(digestsOn(out)).toEqual([digestOfWhole(first + later)]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("finds the longest of several known texts in one long first text", async () => {
+    const paragraph = "Deploying stack 🚀 demo-vpc. ".repeat(40_000);
+    const out = await run(
+      [delta(`${paragraph}Done.`)],
+      [textDigest(paragraph.slice(0, 10)), textDigest(paragraph), textDigest(paragraph.slice(0, 500_000)), textDigest("x")],
+    );
+    expect(shownText(out)).toBe("Done.");
+  });
+
+  it("still resumes a state written before lengths were kept (bare digests), within the first BARE_DIGEST_SCAN_UNITS", async () => {
+    const before = "I will deploy the 🚀 stack. ";
+    const out = await run([delta(`${before}Done.`)], [sha256(before)]);
+    expect(shownText(out)).toBe("Done.");
+    expect(digestsOn(out)).toEqual([digestOfWhole(`${before}Done.`)]);
+
+    const longer = "x".repeat(BARE_DIGEST_SCAN_UNITS + 1);
+    expect(shownText(await run([delta(`${longer}Done.`)], [sha256(longer)]))).toBe(`${longer}Done.`);
+    const longest = "y".repeat(BARE_DIGEST_SCAN_UNITS);
+    expect(shownText(await run([delta(`${longest}Done.`)], [sha256(longest)]))).toBe("Done.");
+  });
+
+  it("lets a bare digest and a digest with its length stand side by side: the longer match wins", async () => {
+    const out = await run([delta("one two three")], [sha256("one"), textDigest("one two")]);
+    expect(shownText(out)).toBe(" three");
+    expect(shownText(await run([delta("one two three")], [sha256("one two"), textDigest("one")]))).toBe(" three");
   });
 });
 

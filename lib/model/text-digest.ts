@@ -1,0 +1,82 @@
+/**
+ * What the service keeps of a text the client was shown, so that a later
+ * run can leave out what the kernel repeats of it (contract §6): the SHA-256
+ * of its UTF-8, and its length, never the text (R-PER-3).
+ *
+ * A digest is written `<sha256 hex>:<length>`, the length in UTF-16 code
+ * units (what a JavaScript string's `length` counts). Knowing the lengths,
+ * a resume hashes a long first text once, checking only at those lengths;
+ * without them it would have to check a digest after every character.
+ * States written before lengths were kept hold the bare hex (`legacy`).
+ */
+import { createHash, type Hash } from "node:crypto";
+
+export interface ParsedTextDigest {
+  sha256: string;
+  /** Undefined for a bare digest (a state written before lengths were kept). */
+  length?: number;
+}
+
+const WITH_LENGTH = /^([0-9a-f]{64}):(0|[1-9][0-9]*)$/;
+
+export function parseTextDigest(digest: string): ParsedTextDigest {
+  const match = WITH_LENGTH.exec(digest);
+  return match ? { sha256: match[1]!, length: Number(match[2]) } : { sha256: digest };
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/** Whether cutting `text` before `index` would split a surrogate pair (one astral character). */
+export const splitsCharacter = (text: string, index: number): boolean =>
+  index > 0 && index < text.length && isHighSurrogate(text.charCodeAt(index - 1)) && isLowSurrogate(text.charCodeAt(index));
+
+/**
+ * The digest of a text that arrives in pieces, without keeping the pieces:
+ * the same as `textDigest` of their concatenation, however the text was cut.
+ * A piece may end in the first half of a surrogate pair whose second half
+ * starts the next piece; hashed alone, each half would be encoded as
+ * U+FFFD, so a trailing high surrogate waits for the next piece.
+ */
+export class TextHash {
+  readonly #hash: Hash = createHash("sha256");
+  #length = 0;
+  /** A high surrogate that ended the last piece, not hashed yet. */
+  #held = "";
+
+  update(piece: string): void {
+    if (piece.length === 0) return;
+    this.#length += piece.length;
+    let text = this.#held === "" ? piece : this.#held + piece;
+    this.#held = "";
+    if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
+      this.#held = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text.length > 0) this.#hash.update(text, "utf8");
+  }
+
+  /** UTF-16 code units hashed so far. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The SHA-256 (hex) of everything hashed so far; the hash goes on. A lone high surrogate at the end counts as U+FFFD, as in the whole text. */
+  sha256(): string {
+    const hash = this.#hash.copy();
+    if (this.#held !== "") hash.update(this.#held, "utf8");
+    return hash.digest("hex");
+  }
+
+  /** The digest of everything hashed so far, with its length; the hash goes on. */
+  digest(): string {
+    return `${this.sha256()}:${this.#length}`;
+  }
+}
+
+/** The digest of a whole text. */
+export function textDigest(text: string): string {
+  const hash = new TextHash();
+  hash.update(text);
+  return hash.digest();
+}
