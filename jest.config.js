@@ -12,4 +12,9 @@ export default {
   // When to call a test hung, not how long one may take: on a loaded two-core machine a test that starts
   // processes or a browser can take well over 20 s, and a passing test never waits for this.
   testTimeout: 60_000,
+  // Two workers on two cores: most spec files wait on sockets, processes and timers, not on the CPU, so the
+  // suite takes about half as long as in one process (Jest's choice for two cores); a worker that grew past
+  // the limit is replaced between files, so one long run cannot gather every file's leftovers.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: "1GB",
 };
