@@ -46,17 +46,18 @@ export function streamToClient(
   gate: FlowGate,
   { clientStallS, sse, who }: StreamSettings,
 ): void {
-  // Bound now: the ids the run or observer turned out to be about were noted while it started.
-  const log = requestLogWithIds(res);
+  // Made when a record is written, not per stream (a logger child costs about a KiB a stream while it lasts), and
+  // then with the ids the run or observer turned out to be about, noted while it started.
+  const log = () => requestLogWithIds(res);
   // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
   const failedOutside = (error: unknown) =>
-    log.error({ ...errorFields(error), code: "INTERNAL_ERROR" }, `the ${who} failed outside its pipeline`);
+    log().error({ ...errorFields(error), code: "INTERNAL_ERROR" }, `the ${who} failed outside its pipeline`);
   pipeToSse(events$, res, failedOutside, {
     ...sse,
     encoding: negotiateEncoding(req),
     gate,
     stallMs: clientStallS * 1000,
     onSlowClient: (unsent) =>
-      log.info({ unsentBytes: unsent }, `dropped the ${who}'s client, which took nothing for ${clientStallS} s, as if it had left`),
+      log().info({ unsentBytes: unsent }, `dropped the ${who}'s client, which took nothing for ${clientStallS} s, as if it had left`),
   });
 }
