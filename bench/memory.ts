@@ -26,12 +26,11 @@
  * The resumed run is checked too: the client must be shown only the new
  * text. `npm run bench -- memory` runs the section alone (under a minute).
  */
-import http from "node:http";
 import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startLoopbackRig, type Path } from "./loopback.js";
 import { BENCH_PERMISSION, RESUMED_SUFFIX } from "./scripted-kernel.js";
-import { agent, openStream } from "./sse-client.js";
+import { openStream, postSse } from "./sse-client.js";
 import { median, type Child } from "./support.js";
 
 const DELTAS = 20_000;
@@ -131,35 +130,21 @@ function runBody(threadId: string, script: object, extra: object = {}): string {
 
 /** POSTs a run and reads its whole SSE answer: the records' JSON, in order. */
 function readRun(url: string, body: string): Promise<Array<{ type: string; delta?: string; outcome?: { type: string } }>> {
-  const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: "POST",
-        agent,
-        headers: { "content-type": "application/json", accept: "text/event-stream" },
-      },
-      (res) => {
-        res.setEncoding("utf8");
-        let text = "";
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => {
-          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-          resolve(
-            text
-              .split("\n\n")
-              .filter((record) => record.startsWith("data: "))
-              .map((record) => JSON.parse(record.slice(6)) as { type: string }),
-          );
-        });
-        res.on("error", reject);
-      },
-    );
-    request.on("error", reject);
-    request.end(body);
+    postSse(url, body, reject, (res) => {
+      let text = "";
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => {
+        if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+        resolve(
+          text
+            .split("\n\n")
+            .filter((record) => record.startsWith("data: "))
+            .map((record) => JSON.parse(record.slice(6)) as { type: string }),
+        );
+      });
+      res.on("error", reject);
+    });
   });
 }
 
