@@ -98,11 +98,12 @@ export const BARE_DIGEST_SCAN_UNITS = 4096;
  * known, 0 if none. One pass over the text: it is hashed up to the longest
  * known length that fits, and the digest checked only at the known
  * lengths (never inside a surrogate pair). Bare digests are looked for
- * character by character, within the first BARE_DIGEST_SCAN_UNITS.
+ * character by character, within the first BARE_DIGEST_SCAN_UNITS. Given
+ * `hash` (a fresh one), the text's hash is left there, as far as it got, for
+ * the caller to go on with.
  */
-export function replayedPrefixLength(text: string, known: KnownTexts): number {
+export function replayedPrefixLength(text: string, known: KnownTexts, hash = new TextHash()): number {
   let longest = 0;
-  const hash = new TextHash();
   for (const length of known.lengths) {
     if (length > text.length) break;
     if (splitsCharacter(text, length)) continue;
@@ -188,10 +189,12 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
           return text;
         }
         // The digest is of the whole text, repeated part included: the kernel repeats all of it after the next resume too.
+        // The resume check hashes the text's first part; the rest is hashed on from there, so the text is hashed once.
         const first = new TextHash();
-        first.update(text);
         sent.set(messageId, first);
-        return replayable && resumed ? text.slice(replayedPrefixLength(text, known)) : text;
+        const replayed = replayable && resumed ? replayedPrefixLength(text, known, first) : 0;
+        first.update(text.slice(first.length));
+        return replayed === 0 ? text : text.slice(replayed);
       };
 
       const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent[] => {
