@@ -15,7 +15,7 @@ import { createApp, type AppDependencies } from "./http/app.js";
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
-import { RunRegistry, type DrainReport } from "./runs/run-registry.js";
+import type { DrainReport } from "./runs/run-registry.js";
 import { Runs, type RunsDependencies } from "./runs/runs.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
@@ -114,7 +114,6 @@ export async function startService(
       secrets: [config.a2aToken, config.authToken],
     },
   );
-  const inFlight = new RunRegistry(now);
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
   const opened = store ? undefined : await openThreadStore(config, log.child({ component: "state" }));
   // Instances on one Redis share what observers watch and the disconnect grace window too (see `threads/shared-threads-redis.ts`).
@@ -128,13 +127,13 @@ export async function startService(
     config,
     a2a: timedKernel,
     store: instrumentedStore(store ?? opened!.store, metrics),
-    registry: inFlight,
     metrics,
     log,
     ...(now ? { now } : {}),
     ...(instrument ? { instrument } : {}),
     ...(sharedThreads ? { sharedThreads } : {}),
   });
+  const inFlight = runs.registry;
   const app = createApp({
     config,
     runs,

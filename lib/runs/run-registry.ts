@@ -17,9 +17,6 @@ import { Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import type { RunA2A } from "../a2a/client.js";
 
-/** The kernel calls a run makes. */
-export type RunA2AClient = RunA2A;
-
 export interface DrainReport {
   /** Runs in flight when the drain began. */
   inFlight: number;
@@ -84,8 +81,8 @@ export class RunRegistry {
   }
 
   /** `a2a` as a run stopped by `stop` sees it (see the file comment). Arguments pass through as they are. */
-  clientFor(a2a: RunA2AClient, stop: AbortSignal): RunA2AClient {
-    type Client = RunA2AClient;
+  clientFor(a2a: RunA2A, stop: AbortSignal): RunA2A {
+    type Client = RunA2A;
     return {
       sendStreamingMessage: (...args: Parameters<Client["sendStreamingMessage"]>) =>
         untilStopped(stop, () => a2a.sendStreamingMessage(...args)),

@@ -66,8 +66,6 @@ export interface RunsDependencies {
   now?: () => number;
   /** Records of what happens outside any one request (a grace window that ran out). */
   log?: Logger;
-  /** The runs in flight, which a shutdown drains. */
-  registry?: RunRegistry;
   /** Instances on one Redis share the thread status and the grace window; without it both stay in this process. */
   sharedThreads?: SharedThreads;
   /** Counts each run's start and end; without it nothing is counted. */
@@ -77,6 +75,7 @@ export interface RunsDependencies {
 }
 
 export class Runs {
+  /** The runs in flight, which a shutdown drains. */
   readonly registry: RunRegistry;
   readonly hub: ThreadStatusHub;
   readonly grace: DisconnectGrace;
@@ -90,14 +89,14 @@ export class Runs {
   readonly #metrics: ServiceMetrics | undefined;
   readonly #instrument: RunPorts["instrument"];
 
-  constructor({ config, a2a, store, now = Date.now, log = silentLogger, registry, sharedThreads, metrics, instrument }: RunsDependencies) {
+  constructor({ config, a2a, store, now = Date.now, log = silentLogger, sharedThreads, metrics, instrument }: RunsDependencies) {
     this.#config = config;
     this.#a2a = a2a;
     this.#store = store;
     this.#now = now;
     this.#metrics = metrics;
     this.#instrument = instrument;
-    this.registry = registry ?? new RunRegistry(now);
+    this.registry = new RunRegistry(now);
     this.hub = sharedThreads?.hub ?? new LocalThreadStatusHub();
     // A wait another instance started may end here: its task is cancelled and its execution ended from its ids.
     const expireHeld = expireHeldExecution({ cancelTask: (taskId) => a2a.cancelTask(taskId), endExecution: this.#endExecution, log });
@@ -114,7 +113,7 @@ export class Runs {
     const startedAt = performance.now();
     const stop = this.registry.enter(client);
     // The run's kernel streams are read only while its client keeps up, and fail once a drain stops it.
-    const a2a = this.registry.clientFor(client.gate ? readThrough(client.gate, this.#a2a) : this.#a2a, stop);
+    const a2a = this.registry.clientFor(this.#kernelFor(client), stop);
     const input = validateRunInput(body, this.#config);
     client.noteIds?.({ threadId: input.threadId, runId: input.runId });
     const run$ = isGuidanceRun(input) ? await this.#guide(input, a2a, client) : await this.#turn(input, a2a, client);
@@ -137,7 +136,7 @@ export class Runs {
     client.noteIds?.({ threadId: target.threadId, ...(target.executionId === undefined ? {} : { executionId: target.executionId }) });
     return observeTarget(target, {
       store: this.#store,
-      a2a: client.gate ? readThrough(client.gate, this.#a2a) : this.#a2a,
+      a2a: this.#kernelFor(client),
       hub: this.hub,
       grace: this.grace,
       endExecution: this.#endExecution,
@@ -161,6 +160,11 @@ export class Runs {
   }
 
   readonly #endExecution = (threadId: string, executionId: string) => endStoredExecution(this.#store, threadId, executionId);
+
+  /** The kernel as `client`'s stream reads it: through its flow gate, when it has one. */
+  #kernelFor(client: RunClient): RunA2A {
+    return client.gate ? readThrough(client.gate, this.#a2a) : this.#a2a;
+  }
 
   /** A guidance run steers the thread's running task: no lease, no grace expiry, the thread's run left as it is (see `guidance.ts`). */
   async #guide(input: ValidRunInput, a2a: RunA2A, { language, log }: RunClient): Promise<Observable<SseItem>> {
