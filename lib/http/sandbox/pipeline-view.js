@@ -25,9 +25,6 @@ import { PIPELINE_ACTIVITY, emptyPipelineGraph, reducePipelineGraph } from "./mo
 /** @typedef {import("./model/pipeline-graph.js").StepNode} StepNode */
 /** @typedef {"waiting" | "over" | "failed"} RunEnd */
 
-/** @type {Record<NodeStatus, string>} */
-const STATUS_TEXT = { pending: "pending", running: "running", done: "done", failed: "failed", skipped: "skipped" };
-
 /** A run's pipeline as the view follows it: the service's graph, and how the run ended. */
 export class RunPipeline {
   constructor() {
@@ -94,14 +91,14 @@ function node(step, label, detail) {
       class: `node status-${step.status}`,
       role: "listitem",
       "data-step": step.id,
-      "aria-label": `${label}: ${STATUS_TEXT[step.status]}${attempt}`,
+      "aria-label": `${label}: ${step.status}${attempt}`,
     },
     h("span", { class: "node-status", "aria-hidden": "true" }),
     h(
       "span",
       { class: "node-text" },
       h("span", { class: "node-name" }, label),
-      h("span", { class: "node-detail" }, [detail, `${STATUS_TEXT[step.status]}${attempt}`].filter(Boolean).join(" · ")),
+      h("span", { class: "node-detail" }, [detail, `${step.status}${attempt}`].filter(Boolean).join(" · ")),
     ),
   );
 }
