@@ -35,7 +35,7 @@ export interface IdleResult {
 }
 
 /** Opens one stream and resolves once its first text has arrived; the response stays open. */
-function openIdle(url: string, body: string, held: http.IncomingMessage[]): Promise<void> {
+export function openIdle(url: string, body: string, held: http.IncomingMessage[]): Promise<void> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request(

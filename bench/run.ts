@@ -13,6 +13,7 @@ import { benchIdleStreams } from "./idle-streams.js";
 import { benchLoopback } from "./loopback.js";
 import { benchMemory, memoryRows } from "./memory.js";
 import { benchOperatorChain } from "./operator-chain.js";
+import { benchPeer, peerRows } from "./peer.js";
 import { benchSlowClient } from "./slow-client.js";
 import { benchThreadStore } from "./thread-store.js";
 
@@ -24,7 +25,7 @@ const log = (message: string) => console.error(`[bench ${((Date.now() - started)
  * `npm run bench -- chain store` (or `BENCH_SECTIONS=chain,store`) runs those sections alone, for working on one;
  * without either, every section runs. A partial run prints its rows but leaves `bench/results.json` alone.
  */
-const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect", "redis", "instances", "memory"] as const;
+const SECTIONS = ["chain", "loopback", "idle", "store", "slow", "dialect", "redis", "instances", "memory", "peer"] as const;
 type Section = (typeof SECTIONS)[number];
 const asked = [...process.argv.slice(2), ...(process.env.BENCH_SECTIONS ?? "").split(",")].map((name) => name.trim()).filter(Boolean);
 const unknown = asked.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -51,6 +52,7 @@ const dialect = await section("dialect", "A2A 0.3 beside 1.0", () => benchDialec
 const redisStore = await section("redis", "admission with the Redis store beside the file store", () => benchRedisStore());
 const instances = await section("instances", "two instances on Redis beside one", () => benchInstances());
 const memory = await section("memory", "one long answer and one long resumed text", () => benchMemory());
+const peer = await section("peer", "beside the nearest peer, @ag-ui/a2a", () => benchPeer());
 
 type Row = [measure: string, value: string, reference: string, result: string, target: string, met: string];
 const n = (value: number, digits = 0) => value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -168,6 +170,7 @@ const rows: Row[] = [
   ...(redisStore === undefined ? [] : redisStoreRows(redisStore)),
   ...(instances === undefined ? [] : instancesRows(instances)),
   ...(memory === undefined ? [] : memoryRows(memory)),
+  ...(peer === undefined ? [] : peerRows(peer)),
 ];
 
 const table = [
@@ -190,6 +193,7 @@ const results = {
   redisStore,
   instances,
   memory,
+  peer,
   table,
 };
 if (everySection) {

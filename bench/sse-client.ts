@@ -16,6 +16,9 @@ export interface StreamOutcome {
   bytes: number;
   /** The last record's JSON, to check how the stream ended. */
   last: string;
+  /** When the request was sent, and when the first stamped text delta arrived (wall clock, ms). */
+  sentAt: number;
+  firstStampedAt?: number;
 }
 
 const STAMP = /(?:"delta"|"text"):"(\d+\.\d{3})\|/g;
@@ -26,6 +29,7 @@ export function openStream(
   body: string,
   options: { keepOpen?: (res: http.IncomingMessage) => void; skipFirst?: number } = {},
 ): Promise<StreamOutcome> {
+  const sentAt = wallClockMs();
   return new Promise((resolve, reject) => {
     postSse(url, body, reject, (res) => {
       if (res.statusCode !== 200) {
@@ -35,7 +39,7 @@ export function openStream(
         return;
       }
       options.keepOpen?.(res);
-      const outcome: StreamOutcome = { latencies: [], stamped: 0, bytes: 0, last: "" };
+      const outcome: StreamOutcome = { latencies: [], stamped: 0, bytes: 0, last: "", sentAt };
       let pending = "";
       res.on("data", (chunk: string) => {
         const now = wallClockMs();
@@ -47,6 +51,7 @@ export function openStream(
         const complete = pending.slice(0, end);
         pending = pending.slice(end + 2);
         for (const match of complete.matchAll(STAMP)) {
+          outcome.firstStampedAt ??= now;
           if (outcome.stamped++ >= (options.skipFirst ?? 0)) outcome.latencies.push(now - Number(match[1]));
         }
         const lastRecord = complete.slice(complete.lastIndexOf("data: ") + 6);
