@@ -59,6 +59,7 @@ export async function timeAdmissions<S extends TimedStore>(
     const threadId = threadIdFor(entry, index);
     const start = performance.now();
     const admitted = await admitRun(admissionInput(threadId), admissionDeps(entry.store));
+    await admitted.written;
     const elapsed = performance.now() - start;
     await admitted.lease.release();
     if (record) entry.times.push(elapsed);

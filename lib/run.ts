@@ -95,12 +95,15 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
     const ports: RunPorts = {
       followDrops: followDropsOf(input, isResume, thread, deps.a2a),
       isAnswered: thread.isAnswered,
+      // Each signal waits for the admission's write while it is under way, and for the ids it brings.
       persistIds: (signal) =>
-        signal.kind === "task-bound"
-          ? heldIfAny(thread.rememberTask(signal.taskId, signal.contextId))
-          : signal.kind === "session-bound"
-            ? heldIfAny(thread.rememberSession(signal.sessionId))
-            : undefined,
+        heldIfAny(
+          (signal.kind === "task-bound"
+            ? thread.rememberTask(signal.taskId, signal.contextId)
+            : signal.kind === "session-bound"
+              ? thread.rememberSession(signal.sessionId)
+              : undefined) ?? thread.admissionWrite,
+        ),
       settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask))),
       // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
       recordStatus: deps.hub

@@ -217,6 +217,7 @@ export class Runs {
         if (this.#active.get(threadId) === thread) this.#active.delete(threadId);
         released();
       },
+      admitted: admitted.written,
     });
     this.#active.set(threadId, thread);
     // A client that left before its run ended (Stop): the next message on the thread may wait for this run to let go.

@@ -22,10 +22,17 @@ import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
 export interface AdmittedRun {
-  /** The thread as the run starts: already persisted. */
+  /** The thread as the run starts, being written (`written`). */
   state: ThreadState;
   lease: ThreadLease;
   isResume: boolean;
+  /**
+   * The admission's durable write, under way: the run may call the kernel
+   * meanwhile, and holds the kernel's events until it has committed (see
+   * `ThreadRun`). It rejects with STATE_UNAVAILABLE; the lease is then the
+   * run's to release, as on any other end.
+   */
+  written: Promise<void>;
 }
 
 export interface AdmissionDependencies extends OrphanDependencies, FenceDependencies {
@@ -151,8 +158,8 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
       }
     }
     state = recordRun(state, input.runId, digest, reusesRunId);
-    await save(store, state, lease);
-    return { state, lease, isResume };
+    // Every check is done and the lease is held: the write and the kernel call may overlap (time to the first event).
+    return { state, lease, isResume, written: save(store, state, lease) };
   } catch (error) {
     await lease.release();
     throw error;

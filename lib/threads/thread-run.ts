@@ -26,6 +26,12 @@ export interface ThreadRunOptions {
   toInterrupt: (pending: PendingInput) => Interrupt;
   /** Called once the lease is back. */
   onClosed?: () => void;
+  /**
+   * The admission's write of `state`, when still under way (`admission.ts`):
+   * every change waits for it, and a failed one fails them all, so nothing
+   * is written over a thread whose run was never recorded.
+   */
+  admitted?: Promise<void>;
 }
 
 /** Where a paused run stands, for the run that resumes it. */
@@ -43,12 +49,34 @@ export class ThreadRun {
   #released = false;
   /** The client left but may come back (grace window): the execution stays open for now. */
   #keptOpen = false;
+  /** The admission's write while it is under way; undefined once it has committed. */
+  #admission: Promise<void> | undefined;
+  #admissionFailure: AguiError | undefined;
 
   constructor(
     state: ThreadState,
     private readonly options: ThreadRunOptions,
   ) {
     this.#state = state;
+    if (options.admitted) {
+      this.#admission = options.admitted.then(
+        () => void (this.#admission = undefined),
+        (error: unknown) => {
+          this.#admissionFailure = error instanceof AguiError ? error : new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
+          throw this.#admissionFailure;
+        },
+      );
+      this.#queue = this.#admission.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Pending while the admission's write is under way (rejecting if it
+   * fails), undefined once it is on disk: the run holds the kernel's events
+   * on it, so nothing the kernel says is told before the run is recorded.
+   */
+  get admissionWrite(): Promise<void> | undefined {
+    return this.#admissionFailure ? Promise.reject(this.#admissionFailure) : this.#admission;
   }
 
   get state(): ThreadState {
@@ -68,6 +96,7 @@ export class ThreadRun {
   /** Runs `change` after every earlier change, and persists its result. */
   #commit(change: (state: ThreadState) => ThreadState): Promise<void> {
     const next = this.#queue.then(async () => {
+      if (this.#admissionFailure) throw this.#admissionFailure;
       const state = change(this.#state);
       if (state === this.#state) return;
       await this.options.store.save(state, this.options.lease);
