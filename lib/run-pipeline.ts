@@ -30,6 +30,7 @@ import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession, type KnownSession, type SessionIdentity } from "../operators/announce-session.js";
 import { awaitInOrder } from "../operators/await-in-order.js";
 import { closeSpans } from "../operators/close-spans.js";
+import { cumulativeTextAsDeltas } from "../operators/cumulative-text-as-deltas.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
 import { endWithRunError } from "../operators/end-with-run-error.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
@@ -172,6 +173,7 @@ export function projectToAgui(
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   return pipe(
+    stage("cumulativeTextAsDeltas", cumulativeTextAsDeltas()),
     stage("projectText", projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests) })),
     stage("projectReasoning", projectReasoning({ runId: messageRunId })),
     stage("projectTools", projectTools({ runId: messageRunId })),

@@ -4,7 +4,8 @@
  *
  *   started         → TOOL_CALL_START (parent = the assistant message of its turn,
  *                     as `projectText` placed it; else the text message open now)
- *   input_complete  → START if not yet open, ARGS (compact, key-sorted JSON), END
+ *   input_complete  → START if not yet open, ARGS (compact, key-sorted JSON), END;
+ *                     nothing for a call already closed (its parts told again)
  *   completed       → END if still open, then TOOL_CALL_RESULT — once per call,
  *                     as the message `<runId>:tool-result:<toolCallId>`
  *   failed          → the same, with `metadata["iac-code"].status = "failed"`
@@ -28,11 +29,14 @@ export function projectTools(options: { runId: string }): OperatorFunction<RunIt
   return (source) =>
     defer(() => {
       const open = new Set<string>();
+      /** Every call started in this run: one told again (an agent that repeats its message's parts) is not opened twice. */
+      const started = new Set<string>();
       const answered = new Set<string>();
       let currentMessageId: string | undefined;
 
       const start = ({ toolCallId, toolName, parentMessageId }: SignalOf<"tool">): AGUIEvent[] => {
-        if (open.has(toolCallId)) return [];
+        if (started.has(toolCallId)) return [];
+        started.add(toolCallId);
         open.add(toolCallId);
         const parent = parentMessageId ?? currentMessageId;
         const event: AGUIEvent = { type: EventType.TOOL_CALL_START, toolCallId, toolCallName: toolName };
@@ -46,6 +50,7 @@ export function projectTools(options: { runId: string }): OperatorFunction<RunIt
           case "started":
             return start(signal);
           case "input_complete":
+            if (started.has(signal.toolCallId) && !open.has(signal.toolCallId)) return [];
             return [
               ...start(signal),
               { type: EventType.TOOL_CALL_ARGS, toolCallId: signal.toolCallId, delta: canonicalJson(signal.input) },

@@ -6,7 +6,8 @@
  * assistantFinal, input, pendingPermissions}`, status text, artifacts and the
  * task state. A frame without `metadata.iac_code` (an agent that is not the
  * iac-code kernel) waiting in `input-required` or `auth-required` asks for
- * free text (`interrupts/plain-agent-input.ts`). Anything
+ * free text (`interrupts/plain-agent-input.ts`); the data parts of its
+ * messages are its tool calls and data (`model/agent-message-parts.ts`). Anything
  * else — unknown parts, keys or states — is ignored, never fatal (R-SIB-9).
  * One update can carry several signals; they come out in the order a reader
  * of the frame would expect: ids, pipeline envelopes, reasoning, tool, usage,
@@ -22,6 +23,7 @@ import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from
 import { newToolCallId } from "../lib/model/tool-ids.js";
 import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
 import { plainAgentInput } from "../lib/interrupts/plain-agent-input.js";
+import { agentMessageSignals, hasDataPart } from "../lib/model/agent-message-parts.js";
 
 const STATE_NAMES = new Set<TaskStateName>([
   "submitted",
@@ -155,19 +157,27 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   if (isObject(iacCode.usage)) signals.push({ kind: "usage", usage: usageOf(iacCode.usage) });
   if (kind === "artifactUpdate" && isObject(body.artifact)) signals.push(...artifactSignals(body.artifact));
 
+  // A plain agent's data parts are read (tool calls, data for the client); a Task snapshot's only repeat what streamed.
+  const readsData = iacCode === NOTHING && kind !== "task";
   if (kind === "message") {
     // An agent may answer with a bare Message instead of a task: that is the whole reply.
-    const text = textOf(body);
-    if (text) signals.push({ kind: "text", messageId: str(body.messageId), text, source: "final" });
+    if (readsData && hasDataPart(body)) signals.push(...agentMessageSignals(body, "final", options.newToolId));
+    else {
+      const text = textOf(body);
+      if (text) signals.push({ kind: "text", messageId: str(body.messageId), text, source: "final" });
+    }
     signals.push({ kind: "task-state", state: "completed" });
     return signals;
   }
 
   const status = isObject(body.status) ? body.status : NOTHING;
-  const statusText = isAgentRole(isObject(status.message) ? status.message.role : undefined) ? textOf(status.message) : "";
+  const agentMessage = isObject(status.message) && isAgentRole(status.message.role) ? status.message : undefined;
+  const statusText = agentMessage ? textOf(agentMessage) : "";
   const isFinal = isObject(iacCode.assistantFinal) && iacCode.assistantFinal.complete === true;
   const statusMessageId = isObject(status.message) ? str(status.message.messageId) : undefined;
-  if (statusText) {
+  if (readsData && agentMessage && hasDataPart(agentMessage)) {
+    signals.push(...agentMessageSignals(agentMessage, "delta", options.newToolId));
+  } else if (statusText) {
     signals.push({ kind: "text", messageId: statusMessageId, text: statusText, source: isFinal ? "final" : "delta" });
   } else if (kind === "task") {
     const history = trailingAgentText(body.history);

@@ -74,6 +74,8 @@ export type KernelSignal =
   | { kind: "tool-progress"; tool: Record<string, unknown> }
   | { kind: "usage"; usage: TokenUsage }
   | { kind: "artifact"; artifact: Record<string, unknown> }
+  /** The data parts of a message from an agent without iac-code metadata, not tool calls: the A2A message with those parts only. */
+  | { kind: "message-data"; message: Record<string, unknown> }
   | { kind: "task-state"; state: TaskStateName }
   /** The kernel waits for input (`input` / `pendingPermissions`): the run pauses at an interrupt. */
   | { kind: "inputs"; inputs: KernelInput[] }

@@ -25,6 +25,17 @@ describe("projectArtifacts", () => {
   });
 });
 
+describe("projectArtifacts, for a plain agent's message data", () => {
+  it("turns message data into CUSTOM iac-code.message-data.v1 carrying the message with its data parts", () => {
+    const message = { messageId: "m1", role: "ROLE_AGENT", parts: [{ data: { city: "Hangzhou" }, mediaType: "application/json" }] };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("a|", { a: { kind: "message-data", message } as RunItem }).pipe(projectArtifacts())).toBe("c|", {
+        c: { type: EventType.CUSTOM, name: "iac-code.message-data.v1", value: { schemaVersion: 1, ...message } },
+      });
+    });
+  });
+});
+
 describe("projectArtifacts and its subscription", () => {
   const other: RunItem = { kind: "task-state", state: "working" };
 

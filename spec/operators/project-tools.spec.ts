@@ -42,6 +42,25 @@ describe("projectTools", () => {
     });
   });
 
+  it("opens a call told again once: a repeated input_complete or started, before or after its result, adds nothing", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const input = { input: { path: "." } };
+      const signals = cold("a-b-c-d-e|", {
+        a: tool("input_complete", input),
+        b: tool("input_complete", input),
+        c: tool("started"),
+        d: tool("completed", { result: "ok" }),
+        e: tool("input_complete", input),
+      });
+      expectObservable(signals.pipe(projectTools({ runId: "r1" }))).toBe("(sge)-r--|", {
+        s: start,
+        g: { type: EventType.TOOL_CALL_ARGS, toolCallId: "u1", delta: '{"path":"."}' },
+        e: end,
+        r: result("ok", "completed"),
+      });
+    });
+  });
+
   it("parents the call to the text message open at its start", () => {
     marbles().run(({ cold, expectObservable }) => {
       const text = { type: EventType.TEXT_MESSAGE_START, messageId: "m1", role: "assistant" } as RunItem;

@@ -31,6 +31,7 @@ import { announceSession, sessionEvent } from "../../operators/announce-session.
 import { awaitInOrder } from "../../operators/await-in-order.js";
 import { closeSpans } from "../../operators/close-spans.js";
 import { continueAfterDrop } from "../../operators/continue-after-drop.js";
+import { cumulativeTextAsDeltas } from "../../operators/cumulative-text-as-deltas.js";
 import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js";
 import { emitEach } from "../../operators/emit-each.js";
 import { endWithRunError } from "../../operators/end-with-run-error.js";
@@ -155,6 +156,17 @@ describe("re-subscription: an operator instance subscribed twice starts afresh e
     marbles().run(({ cold, expectObservable }) => {
       const follow = continueAfterDrop(() => cold<string>("c|"), 1);
       expectObservable(cold<string>("a|").pipe(follow, repeat(2))).toBe("acac|");
+    });
+  });
+
+  resubscribing("cumulative-text-as-deltas", "the second subscription sends a message's first text whole, as new", () => {
+    const asDeltas = cumulativeTextAsDeltas();
+    const text = (words: string): RunItem => ({ kind: "text", messageId: "m1", text: words, source: "delta" });
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("ab|", { a: text("Hello,"), b: text("Hello, again") }).pipe(asDeltas, repeat(2))).toBe("abab|", {
+        a: text("Hello,"),
+        b: text(" again"),
+      });
     });
   });
 

@@ -59,11 +59,20 @@ const messageId = maybe(pick("msg-a", "msg-b", "msg-c"));
 const toolId = maybe(pick("tool-a", "tool-b", "tool-c"));
 const inputId = maybe(pick<unknown>("input-a", "input-b", 7));
 
+/** A plain agent's tool call or result in a data part (`lib/model/agent-message-parts.ts`), ids and fields maybe missing. */
+const toolPart = fc.oneof(
+  fc.record(
+    { type: fc.constant("tool-call"), id: toolId, name: maybe(pick("get_weather", "")), arguments: maybe(json) },
+    { requiredKeys: ["type"] },
+  ),
+  fc.record({ type: fc.constant("tool-result"), toolCallId: toolId, payload: maybe(json) }, { requiredKeys: ["type"] }),
+);
+
 const message = fc.record(
   {
     messageId,
     role: pick<string | undefined>("ROLE_AGENT", "agent", undefined, "ROLE_USER"),
-    parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json }), unknownKeys), { maxLength: 3 }),
+    parts: fc.array(fc.oneof(fc.record({ text }), fc.record({ data: json }), fc.record({ data: toolPart }), unknownKeys), { maxLength: 3 }),
   },
   { requiredKeys: ["parts"] },
 );

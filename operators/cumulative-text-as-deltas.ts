@@ -1,0 +1,78 @@
+/**
+ * Status texts that repeat their whole message so far → only what is new.
+ *
+ * The iac-code kernel sends each chunk of a message once (contract §2);
+ * many other A2A agents send, in every status update, all of the message's
+ * text so far under one `messageId` ("Hello," then "Hello, this is"). A
+ * message's second text tells which kind it is: one that starts with the
+ * first and is longer makes the message cumulative, and from then on only
+ * the part past the text before it goes on (an update equal to it adds
+ * nothing); any other second text makes the message a stream of deltas, and
+ * everything after passes as it comes, unchecked. A cumulative message
+ * whose next text does not extend the last (the agent started over) passes
+ * that text whole, and is read as deltas from there.
+ *
+ *   "Hello," "Hello, this is" "Hello, this is cumulative."  → "Hello," " this is" " cumulative."
+ *   "Hello," " this is"                                     → unchanged
+ *
+ * Only the agent's streamed text under a `messageId` is read so: pipeline
+ * text is the kernel's own deltas, and a `final` or `history` text is a
+ * whole message already (`projectText`). The known text is never kept: a
+ * message's text so far is held as its length and running hash
+ * (`TextHash`), and a new text's first part is hashed to compare, so the
+ * work is the length of the text that came. A delta stream whose second
+ * chunk begins with its whole first one ("#" then "##") is read as
+ * cumulative and loses that repeat; an iac-code kernel's first chunks are
+ * words, not single marks, so this is left as it is.
+ */
+import { defer, type OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
+import type { RunItem, SignalOf } from "../lib/model/kernel-signal.js";
+import { TextHash } from "../lib/model/text-digest.js";
+
+/** What is known of a message's texts: the hash of its text so far while it may be cumulative, `"deltas"` once it is not. */
+type MessageTexts = TextHash | "deltas";
+
+const hashOf = (text: string): TextHash => {
+  const hash = new TextHash();
+  hash.update(text);
+  return hash;
+};
+
+export function cumulativeTextAsDeltas(): OperatorFunction<RunItem, RunItem> {
+  return (source) =>
+    defer(() => {
+      const messages = new Map<string, MessageTexts>();
+
+      /** The part of `text` the client does not have yet: "" when it only repeats the message. */
+      const newPart = (messageId: string, text: string): string => {
+        const whole = messages.get(messageId);
+        if (whole === undefined) {
+          messages.set(messageId, hashOf(text));
+          return text;
+        }
+        if (whole === "deltas") return text;
+        if (text.length >= whole.length) {
+          const repeated = hashOf(text.slice(0, whole.length));
+          // Same length, so the hashes alone tell.
+          if (repeated.sha256() === whole.sha256()) {
+            const rest = text.slice(whole.length);
+            repeated.update(rest);
+            messages.set(messageId, repeated);
+            return rest;
+          }
+        }
+        messages.set(messageId, "deltas");
+        return text;
+      };
+
+      const read = (signal: SignalOf<"text">): RunItem[] => {
+        if (signal.source !== "delta" || signal.pipeline || signal.messageId === undefined) return [signal];
+        const text = newPart(signal.messageId, signal.text);
+        if (text === signal.text) return [signal];
+        return text === "" ? [] : [{ ...signal, text }];
+      };
+
+      return source.pipe(emitEach((item): RunItem[] => ("kind" in item && item.kind === "text" ? read(item) : [item])));
+    });
+}
