@@ -173,7 +173,7 @@ export function projectToAgui(
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   return pipe(
-    stage("cumulativeTextAsDeltas", cumulativeTextAsDeltas()),
+    stage("cumulativeTextAsDeltas", cumulativeTextAsDeltas({ sessionKnown: Boolean(setup.session?.known.sessionId) })),
     stage("projectText", projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests) })),
     stage("projectReasoning", projectReasoning({ runId: messageRunId })),
     stage("projectTools", projectTools({ runId: messageRunId })),

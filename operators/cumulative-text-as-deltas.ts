@@ -20,10 +20,16 @@
  * whole message already (`projectText`). The known text is never kept: a
  * message's text so far is held as its length and running hash
  * (`TextHash`), and a new text's first part is hashed to compare, so the
- * work is the length of the text that came. A delta stream whose second
- * chunk begins with its whole first one ("#" then "##") is read as
- * cumulative and loses that repeat; an iac-code kernel's first chunks are
- * words, not single marks, so this is left as it is.
+ * work is the length of the text that came.
+ *
+ * A stream of deltas whose second chunk begins with its whole first one
+ * ("*" then "*", "1" then "1 file") would read as cumulative and lose that
+ * repeat, as it does in `@ag-ui/a2a`. The iac-code kernel streams model
+ * tokens, where this happens, so its runs are never read so: once the run
+ * has a kernel session (`session-bound`, only an iac-code kernel names
+ * one, in its first status), every text passes as it comes.
+ *
+ *   session-bound "*" "*"  →  "*" "*"
  */
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
@@ -39,10 +45,12 @@ const hashOf = (text: string): TextHash => {
   return hash;
 };
 
-export function cumulativeTextAsDeltas(): OperatorFunction<RunItem, RunItem> {
+/** `sessionKnown`: the thread has a kernel session already (a resumed run of an iac-code kernel, which may not name it again). */
+export function cumulativeTextAsDeltas({ sessionKnown = false }: { sessionKnown?: boolean } = {}): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
       const messages = new Map<string, MessageTexts>();
+      let iacCodeKernel = sessionKnown;
 
       /** The part of `text` the client does not have yet: "" when it only repeats the message. */
       const newPart = (messageId: string, text: string): string => {
@@ -73,6 +81,12 @@ export function cumulativeTextAsDeltas(): OperatorFunction<RunItem, RunItem> {
         return text === "" ? [] : [{ ...signal, text }];
       };
 
-      return source.pipe(emitEach((item): RunItem[] => ("kind" in item && item.kind === "text" ? read(item) : [item])));
+      return source.pipe(
+        emitEach((item): RunItem[] => {
+          if (!("kind" in item)) return [item];
+          if (item.kind === "session-bound") iacCodeKernel = true;
+          return item.kind === "text" && !iacCodeKernel ? read(item) : [item];
+        }),
+      );
     });
 }

@@ -34,6 +34,12 @@ describe("cumulativeTextAsDeltas", () => {
     expect(out).toEqual([text("Hello,"), text(" there."), done]);
   });
 
+  it('reads none of an iac-code kernel\'s text so: its model tokens may repeat ("*" then "*", "1" then "1 file")', async () => {
+    const session: RunItem = { kind: "session-bound", sessionId: "session-1" };
+    const tokens = [text("*"), text("*"), text("bold"), text("*"), text("1", "m2"), text("1 file", "m2")];
+    expect(await through([session, ...tokens])).toEqual([session, ...tokens]);
+  });
+
   it("passes an agent's deltas unchanged, and checks none after the second", async () => {
     // The last one starts with all the text before it, but by then the message is known to be deltas.
     const deltas = [text("Hello,"), text(" this is"), text(" deltas."), text("Hello, this is deltas. Again")];
