@@ -16,7 +16,9 @@
  *   idle heap     1,000 open streams whose agent stays silent: the bridge's
  *                 heap growth per stream after a full GC (and RSS)
  *
- * `npm run bench -- peer` runs it alone (about a minute).
+ * `npm run bench -- peer` runs it alone (2–3 minutes). `BENCH_SERVICE_CHILD`
+ * names another build's `service-child.js` to put beside the peer instead
+ * (an earlier commit's, built in a worktree, for a before-and-after table).
  */
 import http from "node:http";
 import os from "node:os";
@@ -150,7 +152,7 @@ export async function benchPeer({
 } = {}): Promise<PeerResult> {
   const kernel = forkChild(`${here}scripted-kernel-v03.js`, []);
   const { url: kernelUrl } = (await kernel.ready) as { url: string };
-  const service = forkChild(`${here}service-child.js`, [kernelUrl, "15000"], ["--expose-gc"]);
+  const service = forkChild(process.env.BENCH_SERVICE_CHILD ?? `${here}service-child.js`, [kernelUrl, "15000"], ["--expose-gc"]);
   const peer = forkChild(`${here}peer-host.js`, [kernelUrl], ["--expose-gc"]);
   try {
     const bridges: [Bridge, Bridge] = [
