@@ -25,6 +25,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { sendDeltas } from "./send-deltas.js";
 import { processStats, wallClockMs } from "./support.js";
 
 export interface StreamScript {
@@ -137,27 +138,7 @@ function stream(request: RpcRequest, res: http.ServerResponse): void {
     res.write(status("TASK_STATE_WORKING", "idle"));
     return;
   }
-  const total = script.events ?? 0;
-  let sent = 0;
-  if (script.intervalMs) {
-    const timer = setInterval(() => {
-      if (closed || sent >= total) {
-        clearInterval(timer);
-        return finish();
-      }
-      res.write(delta());
-      sent++;
-    }, script.intervalMs);
-    return;
-  }
-  const pump = () => {
-    while (!closed && sent < total) {
-      sent++;
-      if (!res.write(delta())) return void res.once("drain", pump);
-    }
-    finish();
-  };
-  pump();
+  sendDeltas(res, script, { delta, finish, closed: () => closed });
 }
 
 export async function startScriptedKernel(port = 0): Promise<{ url: string; server: http.Server; cancels: () => number }> {
