@@ -90,6 +90,49 @@ describe("projectSteps", () => {
     });
   });
 
+  it("reopens an observer's open steps with what it knows of them, and shows a finish of a step it never saw start", () => {
+    const generate = { ...keyOnlyFacts("step:generate"), attempt: 1, stepRunId: "step-generate-1", startedAt: "2026-03-12T08:14:05.655Z" };
+    const finishOf = (key: string, finishedAt: string): RunItem => ({
+      ...(step("finished", key) as SignalOf<"step">),
+      facts: { ...keyOnlyFacts(key), attempt: 1, finishedAt, outcome: "completed" },
+    });
+    marbles().run(({ cold, expectObservable }) => {
+      const signals = cold("a----b|", {
+        a: finishOf("step:plan", "2026-03-12T08:14:05.625Z"),
+        b: finishOf("step:generate", "2026-03-12T08:14:06.340Z"),
+      });
+      const planFinish = {
+        ...keyOnlyFacts("step:plan"),
+        attempt: 1,
+        finishedAt: "2026-03-12T08:14:05.625Z",
+        outcome: "completed" as const,
+      };
+      expectObservable(signals.pipe(projectSteps({ durableOpen: [], observedOpen: [{ ...generate, reopened: true }] }))).toBe("(gpf)d|", {
+        g: { type: EventType.STEP_STARTED, stepName: "generate", metadata: stepMetadata({ ...generate, reopened: true }) },
+        // Its start came before the observer: a zero-length pair, never a bare finish, and no duration it cannot know.
+        p: {
+          type: EventType.STEP_STARTED,
+          stepName: "plan",
+          metadata: stepMetadata({ ...keyOnlyFacts("step:plan"), attempt: 1, reopened: true }),
+        },
+        f: { type: EventType.STEP_FINISHED, stepName: "plan", metadata: stepMetadata(planFinish) },
+        // The start it was told of gives the finish its duration: finishedAt − startedAt.
+        d: {
+          type: EventType.STEP_FINISHED,
+          stepName: "generate",
+          metadata: stepMetadata({
+            ...keyOnlyFacts("step:generate"),
+            attempt: 1,
+            finishedAt: "2026-03-12T08:14:06.340Z",
+            outcome: "completed",
+            startedAt: generate.startedAt,
+            durationMs: 685,
+          }),
+        },
+      });
+    });
+  });
+
   it("starts every subscription from durableOpen", () => {
     const operator = projectSteps({ durableOpen: ["step:plan"] });
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
