@@ -23,7 +23,10 @@
  * The status's pipeline graph is handed over at attach and then kept
  * current by the stream's own events (`keep-pipeline-graph.ts`): a view
  * that attaches late, or to an execution no run feeds, draws the graph a
- * view that watched from the start has.
+ * view that watched from the start has. The steps that graph shows
+ * running are reopened right after it, so a step that started before the
+ * observer came still finishes on its stream, in front of any kernel: one
+ * with no recovery route replays nothing of what came before.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
 import { catchError, EMPTY, map, merge, of, shareReplay, switchMap, take, type Observable, type SchedulerLike } from "rxjs";
