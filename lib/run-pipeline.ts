@@ -26,6 +26,7 @@ import {
 } from "rxjs";
 import { AguiError, toAguiError } from "./errors.js";
 import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
+import type { StepFacts } from "./model/step-facts.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession, type KnownSession, type SessionIdentity } from "../operators/announce-session.js";
 import { awaitInOrder } from "../operators/await-in-order.js";
@@ -106,6 +107,8 @@ export interface RunSetup {
   /** Where the execution's pipeline stands (a resumed or re-attached run goes on from there). */
   pipelineSequence: number;
   pipelineOpenSteps: readonly string[];
+  /** An observer's: the steps its status snapshot shows running as it attaches (`projectSteps`' `observedOpen`). */
+  observedOpenSteps?: readonly StepFacts[];
   /** Digests of the texts the client has already been shown (contract §5). */
   textSnapshotDigests: readonly string[];
   /** The error's message in the request's language. */
@@ -151,14 +154,14 @@ export function readKernel(
 
 /** Pipeline envelopes → each once, as the signals and CUSTOM events they stand for, with step spans. */
 export function unfoldPipeline(
-  setup: Pick<RunSetup, "threadId" | "pipelineSequence" | "pipelineOpenSteps">,
+  setup: Pick<RunSetup, "threadId" | "pipelineSequence" | "pipelineOpenSteps" | "observedOpenSteps">,
   ports: Pick<RunPorts, "instrument"> = {},
 ): OperatorFunction<KernelSignal, RunItem> {
   const stage = stagesOf(ports);
   return pipe(
     stage("dedupePipelineEvents", dedupePipelineEvents({ cursor: setup.pipelineSequence })),
     stage("projectPipelineEvents", projectPipelineEvents({ threadId: setup.threadId })),
-    stage("projectSteps", projectSteps({ durableOpen: setup.pipelineOpenSteps })),
+    stage("projectSteps", projectSteps({ durableOpen: setup.pipelineOpenSteps, observedOpen: setup.observedOpenSteps })),
   );
 }
 

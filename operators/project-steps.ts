@@ -10,7 +10,8 @@
  * `runAgent` puts RUN_STARTED in front later in the pipe, so they follow it.
  *
  *   started   → STEP_STARTED, unless this run already has it open
- *   finished  → nothing if the pipeline has no such step open; else
+ *   finished  → nothing if the pipeline has no such step open (an
+ *               observer, which may have missed the start: as if open); else
  *               STEP_FINISHED if this run has it open, else a zero-length
  *               STEP_STARTED + STEP_FINISHED pair, never a bare finish
  *
@@ -19,9 +20,10 @@
  *
  * Every step event carries the step's facts in `metadata["iac-code"].step`
  * (`lib/model/step-facts.ts`, docs/pipeline-feed.md): the kernel's, a
- * reopened span only its key, `reopened: true`; a zero-length pair's start
- * the finish's, less its end. A finish carries the start's time when this
- * run saw the start.
+ * reopened span only its key (an observer's, what its status snapshot
+ * knew), `reopened: true`; a zero-length pair's start the finish's, less
+ * its end. A finish carries the start's time when this run saw the start
+ * or was told it, and then the step's duration (`withStart`).
  *
  * Steps still open at the run's end are closed by `closeSpans`, not here:
  * they stay in the durable set, to be reopened by the next run.
@@ -31,7 +33,7 @@ import { defer, startWith, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { stepNameOf } from "../lib/model/pipeline-ids.js";
-import { keyOnlyFacts, reopenedFrom, stepMetadata, type StepFacts } from "../lib/model/step-facts.js";
+import { keyOnlyFacts, reopenedFrom, stepMetadata, withStart, type StepFacts } from "../lib/model/step-facts.js";
 
 export interface ProjectStepsOptions {
   /** The pipeline steps open when the run starts, by key (`execution.pipelineOpenSteps`). */
@@ -43,6 +45,14 @@ export interface ProjectStepsOptions {
    * zero-length pair.
    */
   reopen?: boolean;
+  /**
+   * An observer's view of the steps open as it attaches (its status
+   * snapshot's graph), with what it knows of each. They are open too, and
+   * reopened with these facts, so a finish carries the start's time. Given,
+   * the stream is an observer's, whose history is partial: a finish of a
+   * step it knows nothing of goes out as a zero-length pair, not dropped.
+   */
+  observedOpen?: readonly StepFacts[];
 }
 
 const started = (stepName: string, facts: StepFacts): AGUIEvent => ({
@@ -65,15 +75,17 @@ interface OpenSpan {
 export function projectSteps(options: ProjectStepsOptions): OperatorFunction<RunItem, RunItem> {
   return (source) =>
     defer(() => {
-      const durable = new Set(options.durableOpen);
+      const observed = new Map((options.observedOpen ?? []).map((facts) => [facts.key, facts]));
+      const durable = new Set([...options.durableOpen, ...observed.keys()]);
       const openInRun = new Map<string, OpenSpan>();
 
       const reopened =
         options.reopen === false
           ? []
           : [...durable].sort().map((key) => {
-              openInRun.set(key, { name: stepNameOf(key), startedAt: undefined });
-              return started(stepNameOf(key), { ...keyOnlyFacts(key), reopened: true });
+              const known = observed.get(key);
+              openInRun.set(key, { name: stepNameOf(key), startedAt: known?.startedAt });
+              return started(stepNameOf(key), { ...(known ?? keyOnlyFacts(key)), reopened: true });
             });
 
       const project = ({ phase, key, name, facts = keyOnlyFacts(key) }: SignalOf<"step">): AGUIEvent[] => {
@@ -83,12 +95,12 @@ export function projectSteps(options: ProjectStepsOptions): OperatorFunction<Run
           openInRun.set(key, { name, startedAt: facts.startedAt });
           return [started(name, facts)];
         }
-        if (!durable.delete(key)) return [];
+        if (!durable.delete(key) && options.observedOpen === undefined) return [];
         const open = openInRun.get(key);
         if (open === undefined) return [started(name, reopenedFrom(facts)), finished(name, facts)];
         openInRun.delete(key);
         const startedAt = facts.startedAt ?? open.startedAt;
-        return [finished(open.name, startedAt === undefined ? facts : { ...facts, startedAt })];
+        return [finished(open.name, startedAt === undefined ? facts : withStart(facts, startedAt))];
       };
 
       return source.pipe(

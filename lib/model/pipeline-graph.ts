@@ -9,8 +9,13 @@
  *
  * Every fact is set, never toggled, so folding an event twice leaves the
  * graph as once: a view that attached late and replays what it missed on
- * top of the graph it was handed ends where a view that watched does. It
- * is pure and returns the same object for an event that changes nothing,
+ * top of the graph it was handed ends where a view that watched does. And
+ * nothing goes back: within one attempt a step only moves on (pending,
+ * running, then how it ended), a candidate within one run of it, the
+ * pipeline within one pipeline run, so an event older than what the graph
+ * shows (a replayed start of a step done since) changes nothing a view
+ * has drawn. A step's `durationMs` is its `finishedAt − startedAt`
+ * (`stepDuration`), as on its events. It is pure and returns the same object for an event that changes nothing,
  * since the thread status runs it on every event of every run.
  *
  * The sandbox page folds its graphs with this very module, compiled and
@@ -20,7 +25,7 @@
  */
 import type { AGUIEvent } from "@ag-ui/core";
 import { isJsonObject, nonEmptyString, type JsonObject } from "./json.js";
-import { stepFactsFrom, type StepFacts } from "./step-facts.js";
+import { stepDuration, stepFactsFrom, type StepFacts } from "./step-facts.js";
 
 export type StepStatus = "pending" | "running" | "done" | "failed" | "skipped";
 export type CandidateStatus = "running" | "done" | "failed";
@@ -64,6 +69,15 @@ export interface PipelineGraph {
 }
 
 export const PIPELINE_ACTIVITY = "iac-code.pipeline.v1";
+
+/** How far each status is along: a node never shows a lower one than it showed, within one attempt or run. */
+const STEP_PROGRESS: Readonly<Record<StepStatus, number>> = { pending: 0, running: 1, done: 2, failed: 2, skipped: 2 };
+const CANDIDATE_PROGRESS: Readonly<Record<CandidateStatus, number>> = { running: 0, done: 1, failed: 1 };
+const PIPELINE_PROGRESS: Readonly<Record<PipelineStatus, number>> = { idle: 0, running: 1, completed: 2, failed: 2 };
+
+/** `next`, unless it is behind `now`. */
+const onward = <S extends string>(progress: Readonly<Record<S, number>>, now: S, next: S): S =>
+  progress[next] < progress[now] ? now : next;
 
 export const emptyPipelineGraph = (): PipelineGraph => ({ pipelineRunId: null, name: null, status: "idle", steps: [] });
 
@@ -126,20 +140,26 @@ function parentStepId(graph: PipelineGraph, facts: StepFacts): string | undefine
   return parent.stepId ?? graph.steps.find((step) => step.candidates.some((candidate) => candidate.id === parent.candidateId))?.id;
 }
 
-/** A step's node after one of its spans: the facts it carries, the status its outcome says. */
+/** A step's node after one of its spans: the facts it carries, the status its outcome says, never an earlier one. */
 function spanned<T extends StepNode>(node: T, facts: StepFacts, phase: "started" | "finished"): T {
+  // A span of an earlier attempt than the one drawn is history the graph is past.
+  if (facts.attempt !== undefined && node.attempt !== null && facts.attempt < node.attempt) return node;
   const next = { ...node, type: facts.type ?? node.type, title: facts.title ?? node.title, index: facts.index ?? node.index };
   const attempt = facts.attempt ?? node.attempt;
   const newAttempt = attempt !== node.attempt || (facts.stepRunId !== undefined && facts.stepRunId !== node.stepRunId);
   Object.assign(next, { attempt, stepRunId: facts.stepRunId ?? node.stepRunId, startedAt: facts.startedAt ?? node.startedAt });
   if (phase === "started") {
-    // A reopened span says the step is still on; a new attempt starts clean.
-    return newAttempt ? { ...next, status: "running", finishedAt: null, durationMs: null, error: null } : { ...next, status: "running" };
+    // A new attempt starts clean; a start of the attempt drawn (reopened, or replayed) moves a pending step on, no other.
+    if (newAttempt)
+      return { ...next, status: "running", startedAt: facts.startedAt ?? null, finishedAt: null, durationMs: null, error: null };
+    return { ...next, status: onward(STEP_PROGRESS, node.status, "running") };
   }
   const status: StepStatus | undefined =
     facts.outcome === "completed" ? "done" : facts.outcome === "failed" ? "failed" : facts.outcome === "skipped" ? "skipped" : undefined;
   if (status === undefined) return next; // run-ended: the span closed with the run, the step did not
-  return { ...next, status, finishedAt: facts.finishedAt ?? null, durationMs: facts.durationMs ?? null, error: facts.error ?? null };
+  const finishedAt = facts.finishedAt ?? null;
+  const durationMs = stepDuration(next.startedAt, finishedAt) ?? null;
+  return { ...next, status, finishedAt, durationMs, error: facts.error ?? null };
 }
 
 function foldSpan(graph: PipelineGraph, facts: StepFacts, phase: "started" | "finished"): PipelineGraph {
@@ -163,8 +183,8 @@ function foldSpan(graph: PipelineGraph, facts: StepFacts, phase: "started" | "fi
   );
 }
 
-/** The candidate an envelope names, under the step it names. */
-function foldCandidate(graph: PipelineGraph, envelope: JsonObject, update: (candidate: CandidateNode) => CandidateNode): PipelineGraph {
+/** The candidate an envelope names, under the step it names, now `status` (never back, unless it is a new run of it). */
+function foldCandidate(graph: PipelineGraph, envelope: JsonObject, status: CandidateStatus): PipelineGraph {
   const stepId = str(objectAt(envelope, "step")?.id);
   const candidate = objectAt(envelope, "candidate") ?? {};
   const candidateId = str(candidate.id) ?? str(objectAt(envelope, "data")?.subPipelineId) ?? str(candidate.runId);
@@ -174,10 +194,13 @@ function foldCandidate(graph: PipelineGraph, envelope: JsonObject, update: (cand
     return id === null ? [] : [{ ...stepNode(`candidate:${candidateId}:${id}`, id), index }];
   });
   return withStep(graph, stepId, (step) =>
-    withCandidate(step, candidateId, (node) =>
-      update({
+    withCandidate(step, candidateId, (node) => {
+      const runId = str(candidate.runId) ?? node.runId;
+      const rerun = node.runId !== null && runId !== node.runId;
+      return {
         ...node,
-        runId: str(candidate.runId) ?? node.runId,
+        status: rerun ? status : onward(CANDIDATE_PROGRESS, node.status, status),
+        runId,
         index: num(candidate.index) ?? node.index,
         name: str(candidate.name) ?? node.name,
         steps: planned.reduce(
@@ -190,8 +213,8 @@ function foldCandidate(graph: PipelineGraph, envelope: JsonObject, update: (cand
             ),
           node.steps,
         ),
-      }),
-    ),
+      };
+    }),
   );
 }
 
@@ -212,22 +235,22 @@ function foldEnvelope(graph: PipelineGraph, envelope: JsonObject): PipelineGraph
           ...base,
           pipelineRunId: runId ?? base.pipelineRunId,
           name: str(data.pipelineName) ?? str(envelope.pipelineName) ?? base.name,
-          status: "running",
+          status: onward(PIPELINE_PROGRESS, base.status, "running"),
         } satisfies PipelineGraph,
       );
     }
     case "pipeline_resumed":
-      return { ...graph, status: "running" };
+      return { ...graph, status: onward(PIPELINE_PROGRESS, graph.status, "running") };
     case "pipeline_completed":
       return { ...graph, status: "completed" };
     case "pipeline_error":
       return { ...graph, status: "failed" };
     case "candidate_started":
-      return foldCandidate(graph, envelope, (candidate) => ({ ...candidate, status: "running" }));
+      return foldCandidate(graph, envelope, "running");
     case "candidate_completed":
-      return foldCandidate(graph, envelope, (candidate) => ({ ...candidate, status: "done" }));
+      return foldCandidate(graph, envelope, "done");
     case "candidate_failed":
-      return foldCandidate(graph, envelope, (candidate) => ({ ...candidate, status: "failed" }));
+      return foldCandidate(graph, envelope, "failed");
     case "candidate_selected": {
       const stepId = str(objectAt(envelope, "step")?.id);
       const chosen = str(data.candidateId);
@@ -274,18 +297,25 @@ function errorOf(error: JsonObject): StepNode["error"] {
   return { ...(code === null ? {} : { code }), ...(message === null ? {} : { message }) };
 }
 
-/** A node's facts as the kernel's recovery snapshot has them (contract §6). */
+/** A node's facts as the kernel's recovery snapshot has them (contract §6), never behind what the node shows of the same attempt. */
 function fromSnapshot<T extends StepNode>(node: T, view: JsonObject): T {
+  const attempt = num(view.attempt);
+  if (attempt !== null && node.attempt !== null && attempt < node.attempt) return node;
+  const newAttempt = attempt !== null && attempt !== node.attempt;
   const error = view.error;
+  const said = SNAPSHOT_STEP_STATUS[String(view.status)] ?? node.status;
+  const startedAt = str(view.startedAt) ?? node.startedAt;
+  const finishedAt = str(view.finishedAt) ?? node.finishedAt;
   return {
     ...node,
     type: str(view.type) ?? node.type,
     index: num(view.index) ?? node.index,
-    status: SNAPSHOT_STEP_STATUS[String(view.status)] ?? node.status,
-    attempt: num(view.attempt) ?? node.attempt,
+    status: newAttempt ? said : onward(STEP_PROGRESS, node.status, said),
+    attempt: attempt ?? node.attempt,
     stepRunId: str(view.runId) ?? node.stepRunId,
-    startedAt: str(view.startedAt) ?? node.startedAt,
-    finishedAt: str(view.finishedAt) ?? node.finishedAt,
+    startedAt,
+    finishedAt,
+    durationMs: stepDuration(startedAt, finishedAt) ?? node.durationMs,
     error: isJsonObject(error) ? errorOf(error) : typeof error === "string" ? { message: error } : node.error,
   };
 }
@@ -308,7 +338,7 @@ function candidateFromSnapshot(node: CandidateNode, view: JsonObject): Candidate
     runId: str(view.runId) ?? node.runId,
     index: num(view.index) ?? node.index,
     name: str(view.name) ?? node.name,
-    status: SNAPSHOT_CANDIDATE_STATUS[String(view.status)] ?? node.status,
+    status: onward(CANDIDATE_PROGRESS, node.status, SNAPSHOT_CANDIDATE_STATUS[String(view.status)] ?? node.status),
     selected: view.selected === true || node.selected,
     steps,
   };
@@ -332,7 +362,7 @@ function foldSnapshot(graph: PipelineGraph, snapshot: JsonObject): PipelineGraph
     ...base,
     pipelineRunId: runId ?? base.pipelineRunId,
     name: str(snapshot.pipelineName) ?? base.name,
-    status: SNAPSHOT_PIPELINE_STATUS[String(snapshot.status)] ?? base.status,
+    status: onward(PIPELINE_PROGRESS, base.status, SNAPSHOT_PIPELINE_STATUS[String(snapshot.status)] ?? base.status),
   };
   for (const view of listAt(snapshot, "steps").filter(isJsonObject)) {
     const id = str(view.id);

@@ -48,6 +48,7 @@ export interface StepFacts {
   startedAt?: string;
   /** STEP_FINISHED only. */
   finishedAt?: string;
+  /** `finishedAt − startedAt` (`stepDuration`), when the finish knows both. */
   durationMs?: number;
   outcome?: StepOutcome;
   error?: { code?: string; message?: string };
@@ -125,7 +126,8 @@ export function stepFactsOf(envelope: PipelineEnvelope, key: string, phase: "sta
     // An answered input resumes a step that started before it: the span opens again, the step does not start.
     startedAt: phase === "started" && !resumes ? at : undefined,
     finishedAt: phase === "finished" ? at : undefined,
-    durationMs: phase === "finished" ? num(data.durationMs) : undefined,
+    // The kernel's own `data.durationMs` is not passed on: a step's duration is one rule (`stepDuration`), set with its start.
+    durationMs: undefined,
     outcome: phase === "finished" ? outcomeOf(envelope, data) : undefined,
     error: phase === "finished" ? errorOf(data) : undefined,
     reopened: resumes ? true : undefined,
@@ -141,6 +143,22 @@ export function keyOnlyFacts(key: string): StepFacts {
     return { schemaVersion: 1, key, stepId: rest.slice(cut + 1), parent: { candidateId: rest.slice(0, cut) } };
   }
   return { schemaVersion: 1, key, stepId: key.startsWith("step:") ? key.slice("step:".length) : key };
+}
+
+/**
+ * How long a step took, the one rule the events, the read-model and the
+ * docs keep (docs/pipeline-feed.md): its end minus its start, both as the
+ * kernel stamped its step envelopes. Unknown unless both are known.
+ */
+export function stepDuration(startedAt: string | null | undefined, finishedAt: string | null | undefined): number | undefined {
+  if (!startedAt || !finishedAt) return undefined;
+  const ms = Date.parse(finishedAt) - Date.parse(startedAt);
+  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+}
+
+/** A finish's facts with the step's start, and so its duration. */
+export function withStart(finish: StepFacts, startedAt: string): StepFacts {
+  return { ...finish, startedAt, durationMs: stepDuration(startedAt, finish.finishedAt) };
 }
 
 /** The STEP_STARTED of a span opened only to be finished: the finish's facts, less what only a finish knows. */

@@ -8,6 +8,7 @@
  */
 import { EventType, type AGUIEvent, type TokenUsage } from "@ag-ui/core";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "./pipeline-graph.js";
+import { stepFactsFrom } from "./step-facts.js";
 
 export interface ThreadStatus {
   threadId: string;
@@ -40,6 +41,16 @@ export const initialThreadStatus = (threadId: string): ThreadStatus => ({
   pipelineGraph: emptyPipelineGraph(),
 });
 
+/**
+ * A step event's envelope counts in how far the pipeline got, as a CUSTOM one does: an observer handed this status
+ * has its effect in the graph, and takes no envelope up to it again (`threads/observe.ts`).
+ */
+function reachedSequence(status: ThreadStatus, event: AGUIEvent): ThreadStatus {
+  const sequence = stepFactsFrom(event)?.sequence;
+  if (sequence === undefined || Math.trunc(sequence) <= status.pipeline.sequence) return status;
+  return { ...status, pipeline: { ...status.pipeline, sequence: Math.trunc(sequence) } };
+}
+
 export function reduceThreadStatus(status: ThreadStatus, event: AGUIEvent): ThreadStatus {
   const next = reduceRunStatus(status, event);
   const pipelineGraph = reducePipelineGraph(status.pipelineGraph, event);
@@ -50,10 +61,14 @@ function reduceRunStatus(status: ThreadStatus, event: AGUIEvent): ThreadStatus {
   switch (event.type) {
     case EventType.RUN_STARTED:
       return { ...status, runActive: true, runId: event.runId, currentSteps: [], pendingInterrupts: [] };
-    case EventType.STEP_STARTED:
-      return status.currentSteps.includes(event.stepName) ? status : { ...status, currentSteps: [...status.currentSteps, event.stepName] };
+    case EventType.STEP_STARTED: {
+      const reached = reachedSequence(status, event);
+      return status.currentSteps.includes(event.stepName)
+        ? reached
+        : { ...reached, currentSteps: [...status.currentSteps, event.stepName] };
+    }
     case EventType.STEP_FINISHED:
-      return { ...status, currentSteps: status.currentSteps.filter((name) => name !== event.stepName) };
+      return { ...reachedSequence(status, event), currentSteps: status.currentSteps.filter((name) => name !== event.stepName) };
     case EventType.CUSTOM: {
       if (event.name !== "iac-code.pipeline.v1") return status;
       const value = event.value as { sequence?: unknown; eventType?: unknown };

@@ -23,7 +23,10 @@
  * The status's pipeline graph is handed over at attach and then kept
  * current by the stream's own events (`keep-pipeline-graph.ts`): a view
  * that attaches late, or to an execution no run feeds, draws the graph a
- * view that watched from the start has.
+ * view that watched from the start has. The steps that graph shows
+ * running are reopened right after it, so a step that started before the
+ * observer came still finishes on its stream, in front of any kernel: one
+ * with no recovery route replays nothing of what came before.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
 import { catchError, EMPTY, map, merge, of, shareReplay, switchMap, take, type Observable, type SchedulerLike } from "rxjs";
@@ -35,6 +38,8 @@ import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
 import { runMessageId } from "../model/message-ids.js";
+import { runningStepFacts } from "../model/open-steps.js";
+import type { StepFacts } from "../model/step-facts.js";
 import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { RunA2A } from "../a2a/client.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
@@ -62,6 +67,14 @@ export interface ObserveDependencies {
   scheduler?: SchedulerLike;
   /** The logger the observer's records are children of; it binds its own ids. */
   log?: Logger;
+}
+
+/** Where the observer's status snapshot stands as it attaches. */
+interface AttachPoint {
+  /** The steps its graph shows running; undefined when it has no graph. */
+  observedOpenSteps: readonly StepFacts[] | undefined;
+  /** The pipeline sequence it has in it. */
+  sequence: number;
 }
 
 export function observeExecution(
@@ -104,40 +117,60 @@ export function observeExecution(
   const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
   const kernel$ = conversation$.pipe(switchMap(() => (taskId === null ? of(ended) : reattach(deps.a2a, taskId, afterSequence))));
 
-  return kernel$.pipe(
-    runPipeline(
-      {
-        threadId,
-        runId,
-        messageRunId,
-        opening: [
-          { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
-          sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),
-        ],
-        pipelineSequence: afterSequence,
-        pipelineOpenSteps: execution.pipelineOpenSteps,
-        // The observer's client has seen none of the task's text.
-        textSnapshotDigests: [],
-        describe: (error: AguiError) => messageFor(error, language),
-        heartbeatMs: deps.heartbeatMs,
-        // The status subscribes first, so its snapshot comes right after the opening events.
-        alongside: merge(
-          status$.pipe(toStateEvents()),
-          conversation$.pipe(
-            map(messagesSnapshot),
-            catchError(() => EMPTY),
+  const observe = ({ observedOpenSteps, sequence }: AttachPoint) =>
+    kernel$.pipe(
+      runPipeline(
+        {
+          threadId,
+          runId,
+          messageRunId,
+          opening: [
+            { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
+            sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),
+          ],
+          // The kernel is asked for what came after `afterSequence` (recovered envelopes are told apart by their ids); a live
+          // envelope the status snapshot has in it already is not shown again.
+          pipelineSequence: Math.max(afterSequence, sequence),
+          pipelineOpenSteps: observedOpenSteps === undefined ? execution.pipelineOpenSteps : [],
+          observedOpenSteps: observedOpenSteps ?? [],
+          // The observer's client has seen none of the task's text.
+          textSnapshotDigests: [],
+          describe: (error: AguiError) => messageFor(error, language),
+          heartbeatMs: deps.heartbeatMs,
+          // The status subscribes first, so its snapshot comes right after the opening events.
+          alongside: merge(
+            status$.pipe(toStateEvents()),
+            conversation$.pipe(
+              map(messagesSnapshot),
+              catchError(() => EMPTY),
+            ),
           ),
-        ),
-      },
-      {
-        persistIds: () => undefined,
-        // Nothing to write: an observer only shows the pause, so this stays synchronous.
-        settleAndPersistEnd: (end) =>
-          runErrors.noteEnd(!end.error && end.inputs?.length ? { ...end, interrupts: interruptsFor(end.inputs) } : end),
-        onFailure: runErrors.noteFailure,
-        scheduler: deps.scheduler,
-      },
-    ),
+        },
+        {
+          persistIds: () => undefined,
+          // Nothing to write: an observer only shows the pause, so this stays synchronous.
+          settleAndPersistEnd: (end) =>
+            runErrors.noteEnd(!end.error && end.inputs?.length ? { ...end, interrupts: interruptsFor(end.inputs) } : end),
+          onFailure: runErrors.noteFailure,
+          scheduler: deps.scheduler,
+        },
+      ),
+    );
+
+  // The steps open as the observer attaches are the ones its status snapshot's graph shows running, reopened at once so
+  // that their finishes close spans this stream has. The execution's own record of them is written only at a pause: it
+  // stands in when no run feeds a graph (a paused execution, after a restart).
+  const attachPoint$ = status$.pipe(
+    take(1),
+    map(({ pipelineGraph, pipeline }): AttachPoint => ({
+      observedOpenSteps: pipelineGraph.steps.length > 0 ? runningStepFacts(pipelineGraph) : undefined,
+      sequence: pipeline.sequence,
+    })),
+    // A status that fails says so on the stream, as the run's error.
+    catchError(() => of<AttachPoint>({ observedOpenSteps: undefined, sequence: 0 })),
+  );
+  return attachPoint$.pipe(
+    switchMap(observe),
     // The graph follows the events this stream shows, not the status source: it may not be fed at all (docs/pipeline-feed.md).
     keepPipelineGraphCurrent<SseItem>(),
     settleStatus<ThreadStatus, SseItem>(reduceThreadStatus),

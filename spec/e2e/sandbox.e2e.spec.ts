@@ -109,6 +109,11 @@ describeInBrowser("the sandbox page in Chromium", () => {
     expect(pipelineTypes).toEqual(expect.arrayContaining(["pipeline_started", "candidate_started", "candidate_selected"]));
     expect(await run(1).locator(".tick").count()).toBe(pipelineTypes.length);
     expect(await run(1).locator(".bar.kind-step").count()).toBeGreaterThanOrEqual(4);
+    // A step's duration on the chart is the feed's one rule, finishedAt − startedAt (plan: 05.170 → 05.625), as in its events.
+    const plan = run(1)
+      .locator(".span-row")
+      .filter({ has: page.locator(".span-label.kind-step .name", { hasText: /^plan$/ }) });
+    expect(await plan.locator(".took").textContent()).toBe("455 ms");
     // Events inside a step are indented under it.
     const depth = await run(1)
       .locator(".ev")

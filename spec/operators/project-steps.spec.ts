@@ -90,6 +90,49 @@ describe("projectSteps", () => {
     });
   });
 
+  it("reopens an observer's open steps with what it knows of them, and shows a finish of a step it never saw start", () => {
+    const generate = { ...keyOnlyFacts("step:generate"), attempt: 1, stepRunId: "step-generate-1", startedAt: "2026-03-12T08:14:05.655Z" };
+    const finishOf = (key: string, finishedAt: string): RunItem => ({
+      ...(step("finished", key) as SignalOf<"step">),
+      facts: { ...keyOnlyFacts(key), attempt: 1, finishedAt, outcome: "completed" },
+    });
+    marbles().run(({ cold, expectObservable }) => {
+      const signals = cold("a----b|", {
+        a: finishOf("step:plan", "2026-03-12T08:14:05.625Z"),
+        b: finishOf("step:generate", "2026-03-12T08:14:06.340Z"),
+      });
+      const planFinish = {
+        ...keyOnlyFacts("step:plan"),
+        attempt: 1,
+        finishedAt: "2026-03-12T08:14:05.625Z",
+        outcome: "completed" as const,
+      };
+      expectObservable(signals.pipe(projectSteps({ durableOpen: [], observedOpen: [{ ...generate, reopened: true }] }))).toBe("(gpf)d|", {
+        g: { type: EventType.STEP_STARTED, stepName: "generate", metadata: stepMetadata({ ...generate, reopened: true }) },
+        // Its start came before the observer: a zero-length pair, never a bare finish, and no duration it cannot know.
+        p: {
+          type: EventType.STEP_STARTED,
+          stepName: "plan",
+          metadata: stepMetadata({ ...keyOnlyFacts("step:plan"), attempt: 1, reopened: true }),
+        },
+        f: { type: EventType.STEP_FINISHED, stepName: "plan", metadata: stepMetadata(planFinish) },
+        // The start it was told of gives the finish its duration: finishedAt − startedAt.
+        d: {
+          type: EventType.STEP_FINISHED,
+          stepName: "generate",
+          metadata: stepMetadata({
+            ...keyOnlyFacts("step:generate"),
+            attempt: 1,
+            finishedAt: "2026-03-12T08:14:06.340Z",
+            outcome: "completed",
+            startedAt: generate.startedAt,
+            durationMs: 685,
+          }),
+        },
+      });
+    });
+  });
+
   it("starts every subscription from durableOpen", () => {
     const operator = projectSteps({ durableOpen: ["step:plan"] });
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
@@ -219,7 +262,7 @@ describe('the facts on step events (metadata["iac-code"].step)', () => {
     return events.filter((event) => event.type === EventType.STEP_STARTED || event.type === EventType.STEP_FINISHED);
   }
 
-  it("carries type, index, total, attempt, run ids and times, and the outcome on the finish", async () => {
+  it("carries type, index, total, attempt, run ids and times, and the outcome on the finish; the duration is end − start", async () => {
     const events = await stepEvents([
       envelope("step_started", { sequence: 2, createdAt: "2026-03-12T08:14:05.170Z", step: plan(1) }),
       envelope("step_completed", { sequence: 12, createdAt: "2026-03-12T08:14:05.625Z", step: plan(1), data: { durationMs: 1840 } }),
@@ -251,7 +294,8 @@ describe('the facts on step events (metadata["iac-code"].step)', () => {
         sequence: 12,
         startedAt: "2026-03-12T08:14:05.170Z",
         finishedAt: "2026-03-12T08:14:05.625Z",
-        durationMs: 1840,
+        // One rule, whatever the kernel measured (its data.durationMs here): finishedAt − startedAt.
+        durationMs: 455,
         outcome: "completed",
       },
     ]);

@@ -51,6 +51,18 @@ export function spanTime(model, span) {
   return { start, duration: end - start };
 }
 
+/**
+ * How long a span took, as its label says it. A finished pipeline step says it itself: its `durationMs`, the one rule
+ * the feed keeps (finishedAt − startedAt on the kernel's clock, docs/pipeline-feed.md), so the chart, the events and the
+ * graph give one number. Anything else takes what the stream's own times say.
+ * @param {RunModel} model @param {Span} span
+ */
+export function spanDuration(model, span) {
+  const finish = span.kind === "step" && span.end !== undefined ? model.events[span.end]?.event : undefined;
+  const stepDurationMs = finish?.metadata?.["iac-code"]?.step?.durationMs;
+  return typeof stepDurationMs === "number" ? stepDurationMs : spanTime(model, span).duration;
+}
+
 /** The silence before each event, by index: what a stream debugger looks for first. @param {RunModel} model @param {EventEntry} entry */
 export function gapBefore(model, entry) {
   const previous = model.events[entry.index - 1];

@@ -9,7 +9,7 @@
 import { h } from "./dom.js";
 import { EventList } from "./event-list.js";
 import { summarize, subtype } from "./event-text.js";
-import { drawAxis, durationOf, formatMs, gapBefore, longestGaps, spanTime, timeOf } from "./time-axis.js";
+import { drawAxis, durationOf, formatMs, gapBefore, longestGaps, spanDuration, spanTime, timeOf } from "./time-axis.js";
 
 /** @typedef {import("./run-model.js").RunModel} RunModel */
 /** @typedef {import("./run-model.js").Span} Span */
@@ -47,6 +47,8 @@ function describeSpan(span, model) {
     `starts: ${formatMs(start)} after the first event`,
     `duration: ${formatMs(duration)}${span.end === undefined ? " so far" : ""}`,
   ];
+  const took = spanDuration(model, span);
+  if (took !== duration) lines.push(`step's duration: ${formatMs(took)} (finishedAt − startedAt, the kernel's clock)`);
   if (span.kind === "tool")
     lines.push(
       `failed: ${span.failed}`,
@@ -365,7 +367,7 @@ class RunView {
       // Each level of nesting takes about three characters of the label column; the duration takes about seven.
       name.textContent = middleEllipsis(span.label, 21 - 3 * depth);
       const time = spanTime(model, span);
-      took.textContent = formatMs(time.duration);
+      took.textContent = formatMs(spanDuration(model, span));
       bar.style.left = percent(time.start);
       bar.style.width = percent(time.duration);
       bar.classList.toggle("open", span.end === undefined);

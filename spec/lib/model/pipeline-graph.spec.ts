@@ -88,7 +88,8 @@ describe("reducePipelineGraph", () => {
       stepRunId: "step-plan-1",
       startedAt: "2026-03-12T08:14:05.170Z",
       finishedAt: "2026-03-12T08:14:05.625Z",
-      durationMs: 1840,
+      // finishedAt − startedAt, the one duration rule (the kernel's data.durationMs of the fixture says 1840).
+      durationMs: 455,
     });
     expect(graph.steps[1]).toMatchObject({ type: "parallel_candidates", selectedCandidateId: "subp-generate-1" });
     expect(graph.steps[1]!.candidates[1]).toMatchObject({

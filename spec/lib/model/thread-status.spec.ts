@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { emptyPipelineGraph } from "../../../lib/model/pipeline-graph.js";
+import { keyOnlyFacts, stepMetadata } from "../../../lib/model/step-facts.js";
 import { initialThreadStatus, reduceThreadStatus } from "../../../lib/model/thread-status.js";
 import { toStateEvents, topLevelPatch } from "../../../operators/to-state-events.js";
 import { marbles } from "../../support/marbles.js";
@@ -8,6 +9,20 @@ import { marbles } from "../../support/marbles.js";
 const fold = (events: AGUIEvent[]) => events.reduce(reduceThreadStatus, initialThreadStatus("t"));
 
 describe("reduceThreadStatus", () => {
+  it("counts a step event's kernel sequence in how far the pipeline got, as a CUSTOM envelope's", () => {
+    const facts = (sequence: number) => stepMetadata({ ...keyOnlyFacts("step:plan"), sequence });
+    const status = fold([
+      { type: EventType.RUN_STARTED, threadId: "t", runId: "r1" },
+      { type: EventType.CUSTOM, name: "iac-code.pipeline.v1", value: { sequence: 1.0, eventType: "pipeline_started" } },
+      { type: EventType.STEP_STARTED, stepName: "plan", metadata: facts(2) },
+      { type: EventType.STEP_FINISHED, stepName: "plan", metadata: facts(12) },
+      // A reopened span knows no sequence, and an older one changes nothing.
+      { type: EventType.STEP_STARTED, stepName: "plan", metadata: stepMetadata(keyOnlyFacts("step:plan")) },
+      { type: EventType.STEP_FINISHED, stepName: "plan", metadata: facts(3) },
+    ]);
+    expect(status.pipeline).toEqual({ sequence: 12, lastEventType: "pipeline_started" });
+  });
+
   it("follows a run: active, steps open and closed, pipeline position, then paused on interrupts with usage", () => {
     const status = fold([
       { type: EventType.RUN_STARTED, threadId: "t", runId: "r1" },
