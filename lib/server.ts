@@ -17,6 +17,8 @@ import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
 import type { DrainReport } from "./runs/run-registry.js";
 import { Runs, type RunsDependencies } from "./runs/runs.js";
+import { RunSlots, redisUserRuns } from "./runs/run-slots.js";
+import { DEFAULT_LEASE_TTL_MS } from "./state/lease-ttl.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import type { ReplayKernelV03 } from "./kernel-v03/replay-kernel.js";
@@ -123,8 +125,15 @@ export async function startService(
   const metrics = new ServiceMetrics({ processMetrics: true });
   // Every run sees them timed: the kernel's calls and the store's operations, whichever store it is.
   const timedKernel = instrumentedKernel(a2a, metrics);
+  // Per user across instances when they share a Redis; a slot lapses with the lease TTL, as a dead instance's threads do.
+  const slots = new RunSlots(config, {
+    shared: opened?.redis && redisUserRuns({ client: opened.redis.client, ttlMs: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }),
+    log: log.child({ component: "run-slots" }),
+    onRefused: (limit) => metrics.runsRefused.inc({ limit }),
+  });
   const runs = new Runs({
     config,
+    slots,
     a2a: timedKernel,
     store: instrumentedStore(store ?? opened!.store, metrics),
     metrics,

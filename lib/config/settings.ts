@@ -265,6 +265,24 @@ export const SETTING_TABLE = {
     default: { applied: "on" },
     description: "Whether the sandbox page and its fixture replay are served (on, off); a production service may leave them off.",
   }),
+  // Bounded load (see `runs/run-slots.ts`): past either cap a run is refused with 429 TOO_MANY_RUNS and Retry-After.
+  /** Runs going at once in this instance, resumes included; unset, no cap. */
+  maxActiveRuns: setting({
+    env: "IAC_CODE_AGUI_MAX_ACTIVE_RUNS",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { unset: true, note: "no cap" },
+    description: "How many runs this instance takes at once, resumes included; past it a run is refused with 429 TOO_MANY_RUNS.",
+  }),
+  /** Runs going at once for one `iacCode.userId`, across every instance on the same Redis; unset, no cap. */
+  maxRunsPerUser: setting({
+    env: "IAC_CODE_AGUI_MAX_RUNS_PER_USER",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { unset: true, note: "no cap" },
+    description:
+      "How many runs one iacCode.userId may have going at once, counted across instances when Redis is set; past it, 429 TOO_MANY_RUNS.",
+  }),
 } as const;
 
 export type SettingKey = keyof typeof SETTING_TABLE;
