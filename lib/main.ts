@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const kernel = service.embeddedKernel
     ? `embedded demo kernel at ${service.kernelUrl}`
     : service.kernelProcess
-      ? `kernel of IAC_CODE_AGUI_KERNEL_COMMAND at ${service.kernelUrl}`
+      ? `${config.kernel === "iac-code" ? "iac-code a2a" : "kernel of IAC_CODE_AGUI_KERNEL_COMMAND"} at ${service.kernelUrl}`
       : `kernel at ${service.kernelUrl}`;
   const { agent } = service;
   // One start record, the first line an operator's script waits for: where it listens and what it is in front of.

@@ -98,13 +98,15 @@ export async function startService(
   };
   const kernel = await startServiceKernel(config, { log: log.child({ component: "kernel" }), supervision });
   const kernelUrl = kernel.url;
-  const card = new AgentCardSource({ kernelUrl, token: config.a2aToken, setting: config.a2aDialect ?? "auto" });
+  // A kernel run by name has a token of its own; any other is reached with IAC_CODE_AGUI_A2A_TOKEN.
+  const kernelToken = kernel.token ?? config.a2aToken;
+  const card = new AgentCardSource({ kernelUrl, token: kernelToken, setting: config.a2aDialect ?? "auto" });
   agentCard = card;
   const agent = await card.agent();
   const a2a = recordingClient(
     new A2AClient({
       url: kernelUrl,
-      ...(config.a2aToken ? { token: config.a2aToken } : {}),
+      ...(kernelToken ? { token: kernelToken } : {}),
       maxRecordBytes: config.maxKernelRecordBytes,
       maxResponseBytes: config.maxKernelResponseBytes,
       requestTimeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
@@ -113,7 +115,7 @@ export async function startService(
     config.recordDir,
     {
       log: log.child({ component: "recorder" }),
-      secrets: [config.a2aToken, config.authToken],
+      secrets: [kernelToken, config.authToken],
     },
   );
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
@@ -149,7 +151,7 @@ export async function startService(
     a2a: timedKernel,
     readiness: readinessChecks({
       kernelUrl,
-      kernelToken: config.a2aToken,
+      kernelToken,
       threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
       ...(opened?.available ? { stateAvailable: opened.available } : {}),
       draining: () => inFlight.draining,
@@ -159,7 +161,7 @@ export async function startService(
     metrics,
     kernelFixtures: kernelFixtures({
       url: kernelUrl,
-      token: config.a2aToken,
+      token: kernelToken,
       maxResponseBytes: config.maxKernelResponseBytes,
       timeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
     }),

@@ -67,6 +67,11 @@ function valueOf(row: SettingDescriptor<unknown>, raw: string | undefined, env: 
 
 /** The rules that relate two settings, once each has been read on its own. */
 function checkTogether(config: Config, given: Readonly<Record<string, string | undefined>>): void {
+  if (config.kernel !== undefined && (config.kernelCommand !== undefined || config.a2aUrl !== undefined)) {
+    const kernel = settingName(SETTING_TABLE.kernel.env).envAndFlag;
+    const other = config.kernelCommand !== undefined ? SETTING_TABLE.kernelCommand.env : SETTING_TABLE.a2aUrl.env;
+    throw new ConfigError(`${kernel} and ${other} are both set: the service runs one kernel, named one way.`);
+  }
   if (config.kernelCommand !== undefined && config.a2aUrl !== undefined) {
     // The command replaces a kernel URL.
     const command = settingName(SETTING_TABLE.kernelCommand.env).envAndFlag;

@@ -32,6 +32,9 @@ export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
 export type ClientToolsPolicy = (typeof CLIENT_TOOLS_POLICIES)[number];
 
 export const SANDBOX_SETTINGS = ["on", "off"] as const;
+
+/** Kernels the service knows how to run by name. */
+export const KERNELS = ["iac-code"] as const;
 export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -282,6 +285,14 @@ export const SETTING_TABLE = {
     default: { unset: true, note: "no cap" },
     description:
       "How many runs one iacCode.userId may have going at once, counted across instances when Redis is set; past it, 429 TOO_MANY_RUNS.",
+  }),
+  /** `iac-code`: the service runs the real kernel, `iac-code a2a`, as the reference adapter does (see `kernel-process/iac-code-kernel.ts`). */
+  kernel: setting({
+    env: "IAC_CODE_AGUI_KERNEL",
+    parse: oneOf(KERNELS),
+    optionalInConfig: true,
+    default: { unset: true, note: "the kernel at the A2A URL, of the kernel command, or the embedded demo" },
+    description: `A kernel the service runs itself by name: ${KERNELS.join(", ")} (iac-code a2a from PATH, with a token of its own).`,
   }),
 } as const;
 
