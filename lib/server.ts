@@ -52,6 +52,8 @@ export interface RunningService {
    * with `drainMs: 0`, it ends the drain window now.
    */
   shutdown(options?: { drainMs?: number }): Promise<DrainReport>;
+  /** How long no request has been open, probes aside, in milliseconds; 0 while one is (see IAC_CODE_AGUI_IDLE_SHUTDOWN). */
+  idleMs(): number;
 }
 
 /** The service could not listen on its address: one line that names it, for the command to print. */
@@ -181,6 +183,17 @@ export async function startService(
     throw listenError(error, `${host}:${config.port}`);
   });
   const { port } = server.address() as AddressInfo;
+  // Requests open now and when the last one closed: a probe every few seconds does not keep an idle service up.
+  let openRequests = 0;
+  let lastActivityAt = Date.now();
+  server.on("request", (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+    if (/^\/(health|ready)(\?|$)/.test(req.url ?? "")) return;
+    openRequests++;
+    res.once("close", () => {
+      openRequests--;
+      lastActivityAt = Date.now();
+    });
+  });
 
   const close = async () => {
     await new Promise<void>((resolve) => {
@@ -216,6 +229,7 @@ export async function startService(
     kernelProcess: kernel.process,
     agent,
     close,
+    idleMs: () => (openRequests > 0 || inFlight.size > 0 ? 0 : Date.now() - lastActivityAt),
     shutdown({ drainMs = config.drainS * 1000 } = {}) {
       if (shuttingDown && drainMs === 0) inFlight.endWindowNow();
       shuttingDown ??= shutdown(drainMs);
