@@ -89,7 +89,11 @@ export class RunSlots {
       };
     }
     const token = randomUUID();
-    if (!(await shared.take(userId, token, max))) this.#refuse("user", max);
+    // Redis down or silent: the count cannot be kept, so the run is refused as every request needing Redis is.
+    const taken = await shared.take(userId, token, max).catch((error: unknown) => {
+      throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
+    });
+    if (!taken) this.#refuse("user", max);
     const renewal = setInterval(() => {
       shared
         .renew(userId, token)

@@ -204,4 +204,14 @@ describe("IAC_CODE_AGUI_MAX_RUNS_PER_USER in one instance", () => {
     await held.rest();
     expect((await postOnceSlotFree(b.url, () => runInput("chat", {}, { userId: "carol" }))).status).toBe(200);
   });
+
+  it("refuses a user's run with 503 STATE_UNAVAILABLE while Redis does not answer, before the kernel is called", async () => {
+    await redis.stop();
+    const before = sentMessages(kernel);
+    expect(await postRefusable(services[0]!.url, runInput("chat", {}, { userId: "erin" }))).toMatchObject({
+      status: 503,
+      json: { error: { code: "STATE_UNAVAILABLE" } },
+    });
+    expect(sentMessages(kernel)).toBe(before);
+  });
 });
