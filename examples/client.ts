@@ -3,7 +3,7 @@
  * HttpAgent — the same code any generic AG-UI front end runs — printing
  * each event of a run as one line.
  *
- *   npm run build && node dist/examples/client.js [request.json] [--url http://127.0.0.1:8080/] [--token T]
+ *   npm run build && node dist/examples/client.js [request.json] [--url http://127.0.0.1:8000/] [--token T]
  *                                                 [--thread ID --interrupt ID]
  *
  * The request file is a template (see examples/requests/ and
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const request = fillRequest(template, { thread, run: randomUUID(), ...(interrupt === undefined ? {} : { interrupt }) });
   const token = option("--token");
   const agent = new HttpAgent({
-    url: option("--url") ?? "http://127.0.0.1:8080/",
+    url: option("--url") ?? "http://127.0.0.1:8000/",
     threadId: request.threadId,
     initialMessages: request.messages,
     ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),

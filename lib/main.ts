@@ -11,6 +11,8 @@
  * stdout, and neither starts anything.
  */
 import { ConfigError, loadConfig, usage } from "./config.js";
+import { adoptLegacyThreads } from "./config/legacy-state-dir.js";
+import { defaultStateDir, legacyStateDir } from "./config/settings.js";
 import { createLogger, type Logger } from "./log.js";
 import { KernelStartError } from "./kernel-process/supervisor.js";
 import { ListenError, startService } from "./server.js";
@@ -38,11 +40,20 @@ async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env, (warning) => configWarnings.push(warning));
   const logger = (log = createLogger({ level: config.logLevel }));
   for (const warning of configWarnings.splice(0)) logger.warn(warning);
+  // Threads an earlier version kept in its default directory are copied into the new default one (see `legacy-state-dir.ts`).
+  if (config.redisUrl === undefined && config.stateDir === defaultStateDir(process.env)) {
+    const adopted = await adoptLegacyThreads(config.stateDir, legacyStateDir(process.env));
+    if (adopted)
+      logger.info(
+        { ...adopted, stateDir: config.stateDir },
+        `copied ${adopted.copied} thread(s) from ${adopted.from}, the earlier default state directory`,
+      );
+  }
   const service = await startService(config, { log: logger });
   const kernel = service.embeddedKernel
     ? `embedded demo kernel at ${service.kernelUrl}`
     : service.kernelProcess
-      ? `kernel of IAC_CODE_AGUI_KERNEL_COMMAND at ${service.kernelUrl}`
+      ? `${config.kernel === "iac-code" ? "iac-code a2a" : "kernel of IAC_CODE_AGUI_KERNEL_COMMAND"} at ${service.kernelUrl}`
       : `kernel at ${service.kernelUrl}`;
   const { agent } = service;
   // One start record, the first line an operator's script waits for: where it listens and what it is in front of.
@@ -77,6 +88,20 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  const idleS = config.idleShutdown ?? 0;
+  if (idleS > 0) {
+    // Checked a few times per idle window, at most every 5 s; a run or a request in between starts the count again.
+    const watch = setInterval(
+      () => {
+        if (stopping || service.idleMs() < idleS * 1000) return;
+        clearInterval(watch);
+        logger.info({ idleShutdownS: idleS }, `idle for ${idleS} s: shutting down (IAC_CODE_AGUI_IDLE_SHUTDOWN)`);
+        stop("SIGTERM");
+      },
+      Math.min(5000, Math.max(100, (idleS * 1000) / 4)),
+    );
+    watch.unref();
+  }
 }
 
 main().catch((error: unknown) => {

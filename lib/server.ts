@@ -17,6 +17,8 @@ import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
 import type { DrainReport } from "./runs/run-registry.js";
 import { Runs, type RunsDependencies } from "./runs/runs.js";
+import { RunSlots, redisUserRuns } from "./runs/run-slots.js";
+import { DEFAULT_LEASE_TTL_MS } from "./state/lease-ttl.js";
 import { recorderOf, recordingClient } from "./recorder/recording-client.js";
 import type { ReplayKernel } from "./kernel/replay-kernel.js";
 import type { ReplayKernelV03 } from "./kernel-v03/replay-kernel.js";
@@ -50,6 +52,8 @@ export interface RunningService {
    * with `drainMs: 0`, it ends the drain window now.
    */
   shutdown(options?: { drainMs?: number }): Promise<DrainReport>;
+  /** How long no request has been open, probes aside, in milliseconds; 0 while one is (see IAC_CODE_AGUI_IDLE_SHUTDOWN). */
+  idleMs(): number;
 }
 
 /** The service could not listen on its address: one line that names it, for the command to print. */
@@ -96,13 +100,15 @@ export async function startService(
   };
   const kernel = await startServiceKernel(config, { log: log.child({ component: "kernel" }), supervision });
   const kernelUrl = kernel.url;
-  const card = new AgentCardSource({ kernelUrl, token: config.a2aToken, setting: config.a2aDialect ?? "auto" });
+  // A kernel run by name has a token of its own; any other is reached with IAC_CODE_AGUI_A2A_TOKEN.
+  const kernelToken = kernel.token ?? config.a2aToken;
+  const card = new AgentCardSource({ kernelUrl, token: kernelToken, setting: config.a2aDialect ?? "auto" });
   agentCard = card;
   const agent = await card.agent();
   const a2a = recordingClient(
     new A2AClient({
       url: kernelUrl,
-      ...(config.a2aToken ? { token: config.a2aToken } : {}),
+      ...(kernelToken ? { token: kernelToken } : {}),
       maxRecordBytes: config.maxKernelRecordBytes,
       maxResponseBytes: config.maxKernelResponseBytes,
       requestTimeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
@@ -111,7 +117,7 @@ export async function startService(
     config.recordDir,
     {
       log: log.child({ component: "recorder" }),
-      secrets: [config.a2aToken, config.authToken],
+      secrets: [kernelToken, config.authToken],
     },
   );
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
@@ -123,8 +129,15 @@ export async function startService(
   const metrics = new ServiceMetrics({ processMetrics: true });
   // Every run sees them timed: the kernel's calls and the store's operations, whichever store it is.
   const timedKernel = instrumentedKernel(a2a, metrics);
+  // Per user across instances when they share a Redis; a slot lapses with the lease TTL, as a dead instance's threads do.
+  const slots = new RunSlots(config, {
+    shared: opened?.redis && redisUserRuns({ client: opened.redis.client, ttlMs: config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }),
+    log: log.child({ component: "run-slots" }),
+    onRefused: (limit) => metrics.runsRefused.inc({ limit }),
+  });
   const runs = new Runs({
     config,
+    slots,
     a2a: timedKernel,
     store: instrumentedStore(store ?? opened!.store, metrics),
     metrics,
@@ -140,7 +153,7 @@ export async function startService(
     a2a: timedKernel,
     readiness: readinessChecks({
       kernelUrl,
-      kernelToken: config.a2aToken,
+      kernelToken,
       threadsDir: new FileThreadStore({ stateDir: config.stateDir }).threadsDir,
       ...(opened?.available ? { stateAvailable: opened.available } : {}),
       draining: () => inFlight.draining,
@@ -150,7 +163,7 @@ export async function startService(
     metrics,
     kernelFixtures: kernelFixtures({
       url: kernelUrl,
-      token: config.a2aToken,
+      token: kernelToken,
       maxResponseBytes: config.maxKernelResponseBytes,
       timeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
     }),
@@ -170,6 +183,17 @@ export async function startService(
     throw listenError(error, `${host}:${config.port}`);
   });
   const { port } = server.address() as AddressInfo;
+  // Requests open now and when the last one closed: a probe every few seconds does not keep an idle service up.
+  let openRequests = 0;
+  let lastActivityAt = Date.now();
+  server.on("request", (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
+    if (/^\/(health|ready)(\?|$)/.test(req.url ?? "")) return;
+    openRequests++;
+    res.once("close", () => {
+      openRequests--;
+      lastActivityAt = Date.now();
+    });
+  });
 
   const close = async () => {
     await new Promise<void>((resolve) => {
@@ -205,6 +229,7 @@ export async function startService(
     kernelProcess: kernel.process,
     agent,
     close,
+    idleMs: () => (openRequests > 0 || inFlight.size > 0 ? 0 : Date.now() - lastActivityAt),
     shutdown({ drainMs = config.drainS * 1000 } = {}) {
       if (shuttingDown && drainMs === 0) inFlight.endWindowNow();
       shuttingDown ??= shutdown(drainMs);

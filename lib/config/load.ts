@@ -4,6 +4,8 @@
  * each other. `--help` is printed from the same rows.
  */
 import { workspaceProblem } from "../workspace.js";
+import { readConfigFile } from "./config-file.js";
+import { boolean, resolvedPath } from "./parsers.js";
 import { ConfigError, flagName, settingName, toldDefault, type SettingDescriptor, type Warn } from "./descriptor.js";
 import { SETTING_TABLE, type Config, type SettingKey } from "./settings.js";
 
@@ -48,7 +50,9 @@ function parseFlags(argv: readonly string[]): Record<string, string> {
     const flag = eq >= 0 ? arg.slice(0, eq) : arg;
     const env = byFlag.get(flag);
     if (!env) throw new ConfigError(`Unknown flag ${flag}. \`iac-code-agui --help\` lists them all.`);
-    const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+    // A yes-or-no flag alone (`--debug`) means yes, as the reference's does.
+    const alone = eq < 0 && SWITCHES.has(env) && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--"));
+    const value = eq >= 0 ? arg.slice(eq + 1) : alone ? "true" : argv[++i];
     if (value === undefined) throw new ConfigError(`Flag ${flag} needs a value.`);
     out[env] = value;
   }
@@ -67,6 +71,11 @@ function valueOf(row: SettingDescriptor<unknown>, raw: string | undefined, env: 
 
 /** The rules that relate two settings, once each has been read on its own. */
 function checkTogether(config: Config, given: Readonly<Record<string, string | undefined>>): void {
+  if (config.kernel !== undefined && (config.kernelCommand !== undefined || config.a2aUrl !== undefined)) {
+    const kernel = settingName(SETTING_TABLE.kernel.env).envAndFlag;
+    const other = config.kernelCommand !== undefined ? SETTING_TABLE.kernelCommand.env : SETTING_TABLE.a2aUrl.env;
+    throw new ConfigError(`${kernel} and ${other} are both set: the service runs one kernel, named one way.`);
+  }
   if (config.kernelCommand !== undefined && config.a2aUrl !== undefined) {
     // The command replaces a kernel URL.
     const command = settingName(SETTING_TABLE.kernelCommand.env).envAndFlag;
@@ -85,8 +94,18 @@ function checkTogether(config: Config, given: Readonly<Record<string, string | u
 const warnOnStderr = (message: string) => console.error(`iac-code-agui: warning: ${message}`);
 
 export function loadConfig(argv: readonly string[] = [], env: NodeJS.ProcessEnv = process.env, warn: Warn = warnOnStderr): Config {
-  const given: Record<string, string | undefined> = { ...env, ...parseFlags(argv) };
+  const flags = parseFlags(argv);
+  // The reference's order: what the command line says, then its config file, then the environment.
+  const file = flags[CONFIG_ENV] ?? env[CONFIG_ENV];
+  const fromFile = file ? readConfigFile(resolvedPath(file, settingName(CONFIG_ENV), warn), KNOWN_ENVS, warn).values : {};
+  const given: Record<string, string | undefined> = { ...env, ...fromFile, ...flags };
   const config = Object.fromEntries(ROWS.map(([key, row]) => [key, valueOf(row, given[row.env], env, warn)])) as Config;
+  // --debug is a shorthand for the log level; a level set itself says more.
+  if (config.debug && !given[SETTING_TABLE.logLevel.env]) config.logLevel = "debug";
   checkTogether(config, given);
   return config;
 }
+
+const CONFIG_ENV = SETTING_TABLE.config.env;
+const SWITCHES: ReadonlySet<string> = new Set(ROWS.filter(([, row]) => row.parse === boolean).map(([, row]) => row.env));
+const KNOWN_ENVS: ReadonlySet<string> = new Set(ROWS.map(([, row]) => row.env));

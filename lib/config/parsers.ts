@@ -4,6 +4,7 @@
  * with rules of their own. Each takes the text as set (empty counts as
  * unset, see `load.ts`) and throws a `ConfigError` that names the setting.
  */
+import os from "node:os";
 import path from "node:path";
 import { DIALECT_SETTINGS, type DialectSetting } from "../a2a/dialect.js";
 import { isLoopbackHost } from "../a2a/loopback.js";
@@ -31,15 +32,25 @@ export const oneOf =
     return known;
   };
 
-/** A path, made absolute against the working directory. */
-export const resolvedPath: Parse<string> = (raw) => path.resolve(raw);
+/** `~` or `~/…` as the home directory, as a shell would expand it (a config file or a service unit has no shell). */
+export const expandHome = (raw: string): string => (raw === "~" || /^~[/\\]/.test(raw) ? path.join(os.homedir(), raw.slice(1)) : raw);
 
-/** Paths separated by the platform's delimiter (":", ";" on Windows), each made absolute. */
+/** A path, `~` expanded, made absolute against the working directory. */
+export const resolvedPath: Parse<string> = (raw) => path.resolve(expandHome(raw));
+
+/** Paths separated by the platform's delimiter (":", ";" on Windows), each `~` expanded and made absolute. */
 export const pathList: Parse<string[]> = (raw) =>
   raw
     .split(path.delimiter)
     .filter(Boolean)
-    .map((entry) => path.resolve(entry));
+    .map((entry) => path.resolve(expandHome(entry)));
+
+/** true or false, as a person or a YAML file writes them (also yes/no, on/off, 1/0). */
+export const boolean: Parse<boolean> = (raw, name) => {
+  if (/^(true|yes|on|1)$/i.test(raw.trim())) return true;
+  if (/^(false|no|off|0)$/i.test(raw.trim())) return false;
+  throw new ConfigError(`${name.env} must be true or false, got "${raw}".`);
+};
 
 /** A comma-separated list, each entry read by `entry` (undefined: not `what`); an entry it cannot read stops the start. */
 export const commaList =

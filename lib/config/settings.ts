@@ -12,14 +12,16 @@ import { DIALECT_SETTINGS } from "../a2a/dialect.js";
 import { LOG_LEVELS, DEFAULT_LOG_LEVEL } from "../log.js";
 import { originOf } from "../net/host-names.js";
 import { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "../state/lease-ttl.js";
-import { setting, type ConfigOf } from "./descriptor.js";
+import { setting, settingName, type ConfigOf } from "./descriptor.js";
 import {
   allowedHost,
   bearerToken,
+  boolean,
   checkLoopbackUrl,
   commaList,
   commandLine,
   dialect,
+  expandHome,
   integer,
   oneOf,
   pathList,
@@ -32,6 +34,9 @@ export const CLIENT_TOOLS_POLICIES = ["refuse", "ignore"] as const;
 export type ClientToolsPolicy = (typeof CLIENT_TOOLS_POLICIES)[number];
 
 export const SANDBOX_SETTINGS = ["on", "off"] as const;
+
+/** Kernels the service knows how to run by name. */
+export const KERNELS = ["iac-code"] as const;
 export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
 
 export const DEFAULT_INTERRUPT_TTL_S = 540;
@@ -48,6 +53,18 @@ export function configHome(env: NodeJS.ProcessEnv): string {
   return path.join(os.homedir(), ".config");
 }
 
+/**
+ * The reference adapter's state directory, so its threads are this service's: `$IAC_CODE_CONFIG_DIR/agui`
+ * (iac-code's own configuration directory), else `~/.iac-code/agui`.
+ */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  const configDir = env.IAC_CODE_CONFIG_DIR ? expandHome(env.IAC_CODE_CONFIG_DIR) : path.join(os.homedir(), ".iac-code");
+  return path.resolve(configDir, "agui");
+}
+
+/** Where versions before 0.2 kept thread state by default: read too, so an upgrade loses no thread (see `legacy-state-dir.ts`). */
+export const legacyStateDir = (env: NodeJS.ProcessEnv): string => path.resolve(configHome(env), "agui");
+
 /** Every setting, in the order `--help` lists them. The comment on a row is its `Config` field's. */
 export const SETTING_TABLE = {
   host: setting({
@@ -59,7 +76,8 @@ export const SETTING_TABLE = {
   port: setting({
     env: "IAC_CODE_AGUI_PORT",
     parse: integer(0),
-    default: { value: 8080 },
+    // The reference adapter's port: a client or proxy set up for `iac-code agui` finds this service where it was.
+    default: { value: 8000 },
     description: "The port the service listens on; 0 picks a free one (the log says which).",
   }),
   /** The kernel's JSON-RPC URL; undefined → start the embedded demo kernel. */
@@ -85,13 +103,19 @@ export const SETTING_TABLE = {
   stateDir: setting({
     env: "IAC_CODE_AGUI_STATE_DIR",
     parse: resolvedPath,
-    default: { from: (env) => path.resolve(configHome(env), "agui"), told: "$XDG_CONFIG_HOME/agui (~/.config/agui)" },
-    description: "Where the file store keeps thread state.",
+    default: { from: defaultStateDir, told: "$IAC_CODE_CONFIG_DIR/agui (~/.iac-code/agui)" },
+    description: "Where the file store keeps thread state (threads left in ~/.config/agui by earlier versions are read too).",
   }),
   allowedCwds: setting({
     env: "IAC_CODE_AGUI_ALLOWED_CWDS",
     parse: pathList,
-    default: { from: () => [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)), told: "the working directory and the temp directory" },
+    default: {
+      from: (env) =>
+        env.IACCODE_A2A_ALLOWED_CWDS
+          ? pathList(env.IACCODE_A2A_ALLOWED_CWDS, settingName("IACCODE_A2A_ALLOWED_CWDS"), () => {})
+          : [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
+      told: "$IACCODE_A2A_ALLOWED_CWDS (the kernel's own setting), else the working directory and the temp directory",
+    },
     description: `The directories a run's workspace may be in, separated by "${path.delimiter}".`,
   }),
   heartbeatMs: setting({
@@ -264,6 +288,57 @@ export const SETTING_TABLE = {
     optionalInConfig: true,
     default: { applied: "on" },
     description: "Whether the sandbox page and its fixture replay are served (on, off); a production service may leave them off.",
+  }),
+  // Bounded load (see `runs/run-slots.ts`): past either cap a run is refused with 429 TOO_MANY_RUNS and Retry-After.
+  /** Runs going at once in this instance, resumes included; unset, no cap. */
+  maxActiveRuns: setting({
+    env: "IAC_CODE_AGUI_MAX_ACTIVE_RUNS",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { unset: true, note: "no cap" },
+    description: "How many runs this instance takes at once, resumes included; past it a run is refused with 429 TOO_MANY_RUNS.",
+  }),
+  /** Runs going at once for one `iacCode.userId`, across every instance on the same Redis; unset, no cap. */
+  maxRunsPerUser: setting({
+    env: "IAC_CODE_AGUI_MAX_RUNS_PER_USER",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { unset: true, note: "no cap" },
+    description:
+      "How many runs one iacCode.userId may have going at once, counted across instances when Redis is set; past it, 429 TOO_MANY_RUNS.",
+  }),
+  /** A YAML file of settings, read under flags and over the environment (see `config-file.ts`). */
+  config: setting({
+    env: "IAC_CODE_AGUI_CONFIG",
+    parse: resolvedPath,
+    optionalInConfig: true,
+    default: { unset: true, note: "none" },
+    description:
+      "A YAML file of settings (the reference's keys: host, port, a2a_url, auth_token, …); flags win over it, it wins over the environment.",
+  }),
+  /** Debug logging: `logLevel` debug unless that is set itself. */
+  debug: setting({
+    env: "IAC_CODE_AGUI_DEBUG",
+    parse: boolean,
+    optionalInConfig: true,
+    default: { applied: false },
+    description: "Logs at debug level (as IAC_CODE_AGUI_LOG_LEVEL=debug, which wins when set).",
+  }),
+  /** Seconds with no run and no request (probes aside) after which the service shuts down by itself; 0 = never. */
+  idleShutdown: setting({
+    env: "IAC_CODE_AGUI_IDLE_SHUTDOWN",
+    parse: integer(0),
+    optionalInConfig: true,
+    default: { applied: 0, note: "never" },
+    description: "Shuts down after this many seconds with no run and no request (probes aside), as a desktop sidecar does; 0 = never.",
+  }),
+  /** `iac-code`: the service runs the real kernel, `iac-code a2a`, as the reference adapter does (see `kernel-process/iac-code-kernel.ts`). */
+  kernel: setting({
+    env: "IAC_CODE_AGUI_KERNEL",
+    parse: oneOf(KERNELS),
+    optionalInConfig: true,
+    default: { unset: true, note: "the kernel at the A2A URL, of the kernel command, or the embedded demo" },
+    description: `A kernel the service runs itself by name: ${KERNELS.join(", ")} (iac-code a2a from PATH, with a token of its own).`,
   }),
 } as const;
 

@@ -74,7 +74,10 @@ export function createApp({
   const app = express();
   app.disable("x-powered-by");
   app.use(requestLogging(log));
-  // Before everything, /health and the sandbox included: a request naming another site is refused, token or not.
+  // Probes come from load balancers and orchestrators, which send no token and name the pod by its address (any Host);
+  // they say nothing a token or the Host check would protect, and answer no other site's page (no CORS header).
+  app.use(probeRoutes(readiness));
+  // Before everything else, the sandbox included: a request naming another site is refused, token or not.
   app.use(originGuard(config));
   app.use(
     bodyDeadline(config.bodyTimeoutS * 1000, (req, res, error) => {
@@ -90,8 +93,6 @@ export function createApp({
     // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
     app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
   }
-  // Probes come from load balancers, which send no token; they say nothing a token would protect.
-  app.use(probeRoutes(readiness));
   app.use(bearerAuth(config.authToken));
   if (metrics) app.use(metricsRoute(metrics));
 

@@ -33,6 +33,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   STATE_UNAVAILABLE: 503,
   /** The service is shutting down and takes no new run; sent with Retry-After. */
   SERVICE_UNAVAILABLE: 503,
+  /** IAC_CODE_AGUI_MAX_ACTIVE_RUNS or IAC_CODE_AGUI_MAX_RUNS_PER_USER reached; sent with Retry-After, before the kernel is called. */
+  TOO_MANY_RUNS: 429,
   // Codes below normally surface in-stream as RUN_ERROR; the statuses are
   // used only if one escapes before the stream has started.
   INCOMPLETE_RESUME: 400,

@@ -1,6 +1,7 @@
 /**
  * Which requests may reach the service at all, checked before the token and
- * before every route, `/health` and the sandbox included.
+ * before every route, the sandbox included, but after the probes (`/health`,
+ * `/ready`, see `probes.ts`), which answer any Host.
  *
  * Host: a page of another site can make a browser send requests here by
  * pointing its own DNS name at 127.0.0.1 (DNS rebinding); the browser then

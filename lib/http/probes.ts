@@ -1,7 +1,9 @@
 /**
  * What load balancers and orchestrators probe, without a token (they send
- * none) but, like every route, only for a Host that names the service (see
- * `origin-guard.ts`, which runs first):
+ * none) and whatever Host they name: a probe by pod IP or by a name only
+ * the load balancer knows must not be refused as another site (the Host
+ * check of `origin-guard.ts` runs after these two, for every other route).
+ * Neither says anything a rebinding page could use:
  * - `GET /health`: the process serves HTTP (R-HTTP-1). Protocol and version
  *   facts only: no URL, path, token or setting; and the agent it is in front
  *   of, as its card names it, with the A2A dialect spoken to it.
@@ -14,7 +16,9 @@
  * within a second of wall time, so a probe every few seconds costs nothing.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { lstat, mkdir, unlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { PROTOCOL_VERSION } from "@ag-ui/core";
 import { Router } from "express";
@@ -105,7 +109,35 @@ async function canWriteIn(dir: string): Promise<boolean> {
   }
 }
 
-const HEALTH = { status: "ok", protocol: "ag-ui", protocolVersion: PROTOCOL_VERSION, executionKernel: "a2a-1.0", version: SERVICE_VERSION };
+/** The version of the AG-UI package the events are made with, read from its package.json (its exports do not name it). */
+function agUiPackageVersion(): string | undefined {
+  try {
+    for (
+      let dir = path.dirname(createRequire(import.meta.url).resolve("@ag-ui/core"));
+      path.dirname(dir) !== dir;
+      dir = path.dirname(dir)
+    ) {
+      const manifest = path.join(dir, "package.json");
+      if (!existsSync(manifest)) continue;
+      const { name, version } = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; version?: string };
+      if (name === "@ag-ui/core") return version;
+    }
+  } catch {
+    // Left out of /health rather than failing it.
+  }
+  return undefined;
+}
+
+const HEALTH = {
+  status: "ok",
+  protocol: "ag-ui",
+  protocolVersion: PROTOCOL_VERSION,
+  executionKernel: "a2a-1.0",
+  version: SERVICE_VERSION,
+  // The reference adapter's names for the same facts, so a monitor written for it reads this one unchanged.
+  protocolPackageVersion: agUiPackageVersion(),
+  serverVersion: SERVICE_VERSION,
+};
 
 /** `/health`'s answer: the dialect in `executionKernel` and `agent`, with the name and version the agent's card gives. */
 export function healthOf(agent: KernelAgent | undefined): Record<string, unknown> {

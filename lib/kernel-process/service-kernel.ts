@@ -13,21 +13,24 @@
 import { DEFAULT_KERNEL_START_TIMEOUT_S, type Config } from "../config.js";
 import type { ReplayKernel } from "../kernel/replay-kernel.js";
 import type { ReplayKernelV03 } from "../kernel-v03/replay-kernel.js";
+import { iacCodeKernelLaunch } from "./iac-code-kernel.js";
 import { startKernelProcess, type KernelLog, type KernelProcess, type KernelProcessOptions } from "./supervisor.js";
 
 export interface ServiceKernel {
   url: string;
   /** Set when the service started its own demo kernel. */
   embedded: ReplayKernel | ReplayKernelV03 | undefined;
-  /** Set when the service runs `IAC_CODE_AGUI_KERNEL_COMMAND`. */
+  /** Set when the service runs `IAC_CODE_AGUI_KERNEL_COMMAND` or `IAC_CODE_AGUI_KERNEL`. */
   process: KernelProcess | undefined;
+  /** The token the kernel the service runs by name requires; every call sends it instead of `IAC_CODE_AGUI_A2A_TOKEN`. */
+  token?: string;
   /** Stops what the service started; a kernel at a given URL is not the service's to stop. */
   close(): Promise<void>;
 }
 
 export type ServiceKernelConfig = Pick<
   Config,
-  "a2aUrl" | "a2aToken" | "authToken" | "kernelCommand" | "kernelStartTimeoutS" | "a2aDialect"
+  "a2aUrl" | "a2aToken" | "authToken" | "kernelCommand" | "kernelStartTimeoutS" | "a2aDialect" | "kernel" | "allowedCwds"
 >;
 
 export async function startServiceKernel(
@@ -44,6 +47,20 @@ export async function startServiceKernel(
     supervision?: Pick<KernelProcessOptions, "restart" | "stopGraceMs" | "onEvent">;
   },
 ): Promise<ServiceKernel> {
+  if (config.kernel === "iac-code") {
+    const launch = iacCodeKernelLaunch({ env: kernelEnvironment(env), allowedCwds: config.allowedCwds });
+    const kernel = await startKernelProcess({
+      ...supervision,
+      argv: launch.argv,
+      env: launch.env,
+      token: launch.token,
+      log,
+      secrets: [launch.token, config.a2aToken, config.authToken],
+      startTimeoutMs: (config.kernelStartTimeoutS ?? DEFAULT_KERNEL_START_TIMEOUT_S) * 1000,
+      name: "the iac-code kernel (IAC_CODE_AGUI_KERNEL=iac-code, `iac-code a2a` on PATH)",
+    });
+    return { url: kernel.url, embedded: undefined, process: kernel, token: launch.token, close: () => kernel.stop() };
+  }
   if (config.kernelCommand !== undefined) {
     const kernel = await startKernelProcess({
       ...supervision,

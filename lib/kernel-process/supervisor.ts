@@ -89,6 +89,8 @@ export interface KernelProcessOptions {
   stopGraceMs?: number;
   restart?: Partial<RestartPolicy>;
   onEvent?: (event: KernelEvent) => void;
+  /** How a failed start names the kernel; default "the kernel command (IAC_CODE_AGUI_KERNEL_COMMAND)". */
+  name?: string;
 }
 
 export interface KernelProcess {
@@ -187,7 +189,7 @@ class KernelSupervisor implements KernelProcess {
     this.#emit({ type: "start-failed", reason: problem });
     await this.#terminate(running, 0);
     if (this.#running === running) this.#running = undefined;
-    throw new KernelStartError(`the kernel command (IAC_CODE_AGUI_KERNEL_COMMAND) ${problem}`);
+    throw new KernelStartError(`${this.#options.name ?? "the kernel command (IAC_CODE_AGUI_KERNEL_COMMAND)"} ${problem}`);
   }
 
   #spawn(): Running {

@@ -67,6 +67,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly runsRefused = new Counter({
+    name: `${METRICS_PREFIX}runs_refused_total`,
+    help: "Runs refused with TOO_MANY_RUNS before the kernel was called, by the cap reached (instance, user).",
+    labelNames: ["limit"] as const,
+    registers: [this.registry],
+  });
+
   readonly timeToFirstEvent = new Histogram({
     name: `${METRICS_PREFIX}time_to_first_event_seconds`,
     help: "From a run request's arrival to its first event handed to the stream (admission included), in seconds.",

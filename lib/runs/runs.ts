@@ -44,6 +44,7 @@ import { readThrough, type FlowGate } from "./flow-gate.js";
 import { LeavingRuns } from "./leaving-runs.js";
 import { observeTarget, type ObserveTarget } from "./observe-target.js";
 import { RunRegistry } from "./run-registry.js";
+import type { RunSlots } from "./run-slots.js";
 
 /** Who a run or an observer streams to: what the service needs of the request, without its transport. */
 export interface RunClient {
@@ -72,6 +73,8 @@ export interface RunsDependencies {
   metrics?: ServiceMetrics;
   /** Tests and tracing: wraps each stage of every run's chain (see `RunPorts.instrument`). */
   instrument?: RunPorts["instrument"];
+  /** The caps on runs at once (see `run-slots.ts`); without it, none. */
+  slots?: RunSlots;
 }
 
 export class Runs {
@@ -88,8 +91,10 @@ export class Runs {
   readonly #now: () => number;
   readonly #metrics: ServiceMetrics | undefined;
   readonly #instrument: RunPorts["instrument"];
+  readonly #slots: RunSlots | undefined;
 
-  constructor({ config, a2a, store, now = Date.now, log = silentLogger, sharedThreads, metrics, instrument }: RunsDependencies) {
+  constructor({ config, a2a, store, now = Date.now, log = silentLogger, sharedThreads, metrics, instrument, slots }: RunsDependencies) {
+    this.#slots = slots;
     this.#config = config;
     this.#a2a = a2a;
     this.#store = store;
@@ -116,7 +121,19 @@ export class Runs {
     const a2a = this.registry.clientFor(this.#kernelFor(client), stop);
     const input = validateRunInput(body, this.#config);
     client.noteIds?.({ threadId: input.threadId, runId: input.runId });
-    const run$ = isGuidanceRun(input) ? await this.#guide(input, a2a, client) : await this.#turn(input, a2a, client);
+    if (isGuidanceRun(input)) return this.#counted(input, startedAt, await this.#guide(input, a2a, client));
+    // Before the kernel hears of it, a new turn or a resume alike; guidance steers a run that already holds its slot.
+    const release = await this.#slots?.take(input.forwardedProps.iacCode.userId ?? undefined);
+    if (release) client.onClose(release);
+    try {
+      return this.#counted(input, startedAt, await this.#turn(input, a2a, client));
+    } catch (error) {
+      release?.();
+      throw error;
+    }
+  }
+
+  #counted(input: ValidRunInput, startedAt: number, run$: Observable<SseItem>): Observable<SseItem> {
     return this.#metrics ? countRun(this.#metrics, runKindOf(input), startedAt)(run$) : run$;
   }
 

@@ -24,8 +24,11 @@ function helpDefault(env: string): string {
 
 /** Defaults worked out from the machine, which `--help` tells in words: what those words mean with an empty environment. */
 const TOLD_IN_WORDS: Partial<Record<SettingKey, { told: string; value: unknown }>> = {
-  stateDir: { told: "$XDG_CONFIG_HOME/agui (~/.config/agui)", value: path.join(os.homedir(), ".config", "agui") },
-  allowedCwds: { told: "the working directory and the temp directory", value: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)) },
+  stateDir: { told: "$IAC_CODE_CONFIG_DIR/agui (~/.iac-code/agui)", value: path.join(os.homedir(), ".iac-code", "agui") },
+  allowedCwds: {
+    told: "$IACCODE_A2A_ALLOWED_CWDS (the kernel's own setting), else the working directory and the temp directory",
+    value: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
+  },
 };
 
 /**
@@ -37,6 +40,9 @@ const TOLD_IN_WORDS: Partial<Record<SettingKey, { told: string; value: unknown }
  */
 const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   clientTools: "refuse",
+  // `load.ts` turns the log level to debug only when it is true; `main.ts` watches for idleness only when above 0.
+  debug: false,
+  idleShutdown: 0,
   kernelStartTimeoutS: DEFAULT_KERNEL_START_TIMEOUT_S,
   kernelRequestTimeoutS: DEFAULT_KERNEL_REQUEST_TIMEOUT_S,
   a2aDialect: "auto",

@@ -9,11 +9,11 @@ describe("loadConfig", () => {
     const config = loadConfig([], {});
     expect(config).toEqual({
       host: "127.0.0.1",
-      port: 8080,
+      port: 8000,
       a2aUrl: undefined,
       a2aToken: undefined,
       authToken: undefined,
-      stateDir: path.join(os.homedir(), ".config", "agui"),
+      stateDir: path.join(os.homedir(), ".iac-code", "agui"),
       allowedCwds: [process.cwd(), os.tmpdir()].map((p) => path.resolve(p)),
       heartbeatMs: 15_000,
       interruptTtlS: DEFAULT_INTERRUPT_TTL_S,
@@ -32,8 +32,9 @@ describe("loadConfig", () => {
     });
   });
 
-  it("puts the state under $XDG_CONFIG_HOME when it is set", () => {
-    expect(loadConfig([], { XDG_CONFIG_HOME: "/xdg" }).stateDir).toBe(path.resolve("/xdg/agui"));
+  it("puts the state under $IAC_CODE_CONFIG_DIR when it is set, as the reference does", () => {
+    expect(loadConfig([], { IAC_CODE_CONFIG_DIR: "/etc/iac-code" }).stateDir).toBe(path.resolve("/etc/iac-code/agui"));
+    expect(loadConfig([], { IAC_CODE_CONFIG_DIR: "~/conf" }).stateDir).toBe(path.join(os.homedir(), "conf", "agui"));
   });
 
   it("reads every IAC_CODE_AGUI_* variable", () => {

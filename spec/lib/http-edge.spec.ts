@@ -27,6 +27,8 @@ describe("the HTTP edge before the stream starts", () => {
       executionKernel: "a2a-1.0",
       version: expect.any(String),
       agent: { a2aDialect: "1.0", name: "iac-code-agui replay kernel", version: "1.0.0" },
+      protocolPackageVersion: expect.any(String),
+      serverVersion: expect.any(String),
     });
   });
 

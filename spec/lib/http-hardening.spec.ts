@@ -87,10 +87,11 @@ describe("Host and Origin, with the default settings (no token)", () => {
     },
   );
 
+  // /health and /ready answer any Host (see http-probes.spec.ts); every other route, /metrics among them, does not.
   it.each(["evil.example", "evil.example:8080", "127.0.0.1.nip.io", "localhost.evil.example", "evil.example@localhost", "10.0.0.5"])(
-    "refuses /health for the Host %s",
+    "refuses /metrics for the Host %s",
     async (host) => {
-      const answer = await rawRequest(url, { path: "/health", headers: { host } });
+      const answer = await rawRequest(url, { path: "/metrics", headers: { host } });
       expect(answer.status).toBe(403);
       expect(answer.json).toMatchObject({ error: { code: "HOST_NOT_ALLOWED" } });
     },

@@ -1,6 +1,7 @@
 /**
  * `/health` and `/ready` through the real service: no token needed (load
- * balancers send none), the Host check still first, nothing secret said,
+ * balancers send none), any Host answered (an orchestrator probes a pod by
+ * its address) while every other route keeps the Host check, nothing secret said,
  * and `/ready` 503 with the check that failed when the kernel does not
  * answer, thread state cannot be written, or a shutdown is under way.
  */
@@ -11,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, PROTOCOL_VERSION } from "@ag-ui/core";
 import { cachedCheck } from "../../lib/http/probes.js";
+import { SERVICE_VERSION } from "../../lib/version.js";
 import { startReplayKernel } from "../../lib/kernel/replay-kernel.js";
 import { startService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
@@ -49,8 +51,11 @@ describe("the probes of a service that requires a token", () => {
       protocol: "ag-ui",
       protocolVersion: PROTOCOL_VERSION,
       executionKernel: "a2a-1.0",
-      version: expect.any(String),
+      version: SERVICE_VERSION,
       agent: { a2aDialect: "1.0", name: "iac-code-agui replay kernel", version: "1.0.0" },
+      // The reference adapter's field names, for monitors written against it.
+      protocolPackageVersion: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      serverVersion: SERVICE_VERSION,
     });
     for (const secret of [TOKEN, "kernel-secret", harness.kernel.url, new URL(harness.kernel.url).port, harness.stateDir]) {
       expect(text).not.toContain(secret);
@@ -70,12 +75,23 @@ describe("the probes of a service that requires a token", () => {
     expect((await fetch(`${harness.service.url}/anything-else`)).status).toBe(401);
   });
 
-  it.each(["/health", "/ready"])("refuses %s for a Host that names another site, before anything else", async (route) => {
-    expect(await get(harness.service.url, route, "evil.example")).toEqual({
-      status: 403,
-      json: { error: { code: "HOST_NOT_ALLOWED", message: expect.any(String) } },
-    });
-    expect((await get(harness.service.url, route, "localhost:1234")).status).toBe(200);
+  it.each(["/health", "/ready"])(
+    "answers %s for the Host an orchestrator or load balancer names, a pod's address or any name",
+    async (route) => {
+      for (const host of ["10.42.7.19:8000", "10.42.7.19", "[fd00::7]:8000", "agui.internal.example", "localhost:1234"]) {
+        expect({ host, status: (await get(harness.service.url, route, host)).status }).toEqual({ host, status: 200 });
+      }
+    },
+  );
+
+  it("keeps the Host check on every other route, for the same pod address", async () => {
+    for (const route of ["/metrics", "/sandbox", "/extensions/iac-code/v1/threads/t-1/subscribe"]) {
+      expect({ route, ...(await get(harness.service.url, route, "10.42.7.19:8000")) }).toEqual({
+        route,
+        status: 403,
+        json: { error: { code: "HOST_NOT_ALLOWED", message: expect.any(String) } },
+      });
+    }
   });
 });
 
