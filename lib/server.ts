@@ -121,7 +121,12 @@ export async function startService(
     },
   );
   // The file store, or Redis when IAC_CODE_AGUI_REDIS_URL is set (see `state/open-thread-store.ts`); a test's store is its own.
-  const opened = store ? undefined : await openThreadStore(config, log.child({ component: "state" }));
+  const opened = store
+    ? undefined
+    : await openThreadStore(config, log.child({ component: "state" }), {
+        // Sweeps run on a timer, so never before `metrics` below exists.
+        onThreadsRemoved: (count) => metrics.threadsRemoved.inc(count),
+      });
   // Instances on one Redis share what observers watch and the disconnect grace window too (see `threads/shared-threads-redis.ts`).
   const sharedThreads =
     opened?.redis && redisSharedThreads({ client: opened.redis.client, log: log.child({ component: "shared-threads" }) });

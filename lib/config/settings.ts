@@ -12,6 +12,7 @@ import { DIALECT_SETTINGS } from "../a2a/dialect.js";
 import { LOG_LEVELS, DEFAULT_LOG_LEVEL } from "../log.js";
 import { originOf } from "../net/host-names.js";
 import { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "../state/lease-ttl.js";
+import { DEFAULT_THREAD_RETENTION_S } from "../state/thread-retention.js";
 import { setting, settingName, type ConfigOf } from "./descriptor.js";
 import {
   allowedHost,
@@ -272,6 +273,15 @@ export const SETTING_TABLE = {
     optionalInConfig: true,
     default: { value: DEFAULT_LEASE_TTL_MS },
     description: `How long a run's lease on its thread lasts unrenewed, in milliseconds (at least ${MIN_LEASE_TTL_MS}): how long a dead instance's threads wait.`,
+  }),
+  /** How long a thread may stay unsaved before it is removed (file store) or expires (Redis), in seconds; 0 = kept forever (see `state/thread-retention.ts`). */
+  threadRetentionS: setting({
+    env: "IAC_CODE_AGUI_THREAD_RETENTION_S",
+    parse: integer(0),
+    optionalInConfig: true,
+    default: { applied: DEFAULT_THREAD_RETENTION_S, note: "30 days" },
+    description:
+      "How long a thread may stay idle (unsaved) before it is removed, in seconds; 0 = forever. A pending interrupt keeps it until it expires.",
   }),
   /** The A2A dialect the kernel speaks: read from its agent card (`auto`, unset), or fixed (see `a2a/dialect.ts`). */
   a2aDialect: setting({

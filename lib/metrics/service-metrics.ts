@@ -103,6 +103,12 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly threadsRemoved = new Counter({
+    name: `${METRICS_PREFIX}threads_removed_total`,
+    help: "Threads the file store removed after IAC_CODE_AGUI_THREAD_RETENTION_S idle (Redis expires its own and counts none here).",
+    registers: [this.registry],
+  });
+
   constructor({ processMetrics = false }: ServiceMetricsOptions = {}) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
   }

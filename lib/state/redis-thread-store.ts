@@ -6,7 +6,12 @@
  * - `<prefix>thread:{<stem>}`, a hash: `state`, the same document the file
  *   store writes (same projection, schema and size cap), and `leases`, the
  *   count of leases ever taken on the thread, which is the fencing token.
- *   A hash that never got a state expires a day after its last lease.
+ *   A hash that never got a state expires a day after its last lease. With
+ *   a retention (`IAC_CODE_AGUI_THREAD_RETENTION_S`), each save sets the
+ *   hash to expire that long after it (later while a pending interrupt
+ *   waits, never while one waits with no expiry), and each lease taken or
+ *   renewed puts that expiry off by at least the retention: a thread with a
+ *   run never expires under it.
  * - `<prefix>lease:{<stem>}`: the token of the lease that holds the thread,
  *   expiring after the lease TTL unless its holder renews it (every third
  *   of the TTL). A dead instance blocks its threads for at most one TTL.
@@ -24,6 +29,7 @@ import { DEFAULT_LEASE_TTL_MS } from "./lease-ttl.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
+import { keptUntilMs } from "./thread-retention.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withDeadline, type RedisClient } from "./redis-connection.js";
 
@@ -43,31 +49,47 @@ if size > tonumber(ARGV[1]) then return size end
 return redis.call('HGET', KEYS[1], 'state')`;
 
 /**
- * KEYS: thread hash, lease key. ARGV: TTL ms, how long a hash with no state
- * is kept. 0 when the thread is held, else the new lease's token.
+ * Puts off the expiry of a thread hash (KEYS[1]) that has one to at least
+ * ARGV[n] ms from now ('' for no retention); a hash kept for good stays so.
  */
-const ACQUIRE = `
+const PUT_OFF_EXPIRY = `
+local function putOffExpiry(retention)
+  if retention == '' then return end
+  local left = redis.call('PTTL', KEYS[1])
+  if left >= 0 and left < tonumber(retention) then redis.call('PEXPIRE', KEYS[1], retention) end
+end`;
+
+/**
+ * KEYS: thread hash, lease key. ARGV: TTL ms, how long a hash with no state
+ * is kept, retention ms or ''. 0 when the thread is held, else the new lease's token.
+ */
+const ACQUIRE = `${PUT_OFF_EXPIRY}
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local token = redis.call('HINCRBY', KEYS[1], 'leases', 1)
-if redis.call('HEXISTS', KEYS[1], 'state') == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('HEXISTS', KEYS[1], 'state') == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) else putOffExpiry(ARGV[3]) end
 redis.call('SET', KEYS[2], token, 'PX', ARGV[1])
 return token`;
 
-/** KEYS: lease key. ARGV: token, TTL ms. 1 when the lease still held the thread and was extended. */
-const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+/** KEYS: thread hash, lease key. ARGV: token, TTL ms, retention ms or ''. 1 when the lease still held the thread and was extended. */
+const RENEW = `${PUT_OFF_EXPIRY}
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'state') == 1 then putOffExpiry(ARGV[3]) end
+return redis.call('PEXPIRE', KEYS[2], ARGV[2])`;
 
 /** KEYS: lease key. ARGV: token. Deletes the lease only while it is this token's. */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`;
 
-/** KEYS: thread hash, lease key. ARGV: document, token ('' for an unfenced write). 0 when the token no longer holds the thread. */
+/**
+ * KEYS: thread hash, lease key. ARGV: document, token ('' for an unfenced
+ * write), how long the thread is kept in ms ('' for good). 0 when the token
+ * no longer holds the thread.
+ */
 const SAVE = `
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[1])
-redis.call('PERSIST', KEYS[1])
+if ARGV[3] == '' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
 
 /** Runs `renew` every `everyMs` until the returned function is called. */
@@ -91,12 +113,19 @@ export interface RedisThreadStoreOptions {
   commandTimeoutMs?: number;
   /** Tests: when renewals run (default: a timer every third of the TTL). */
   renewalSchedule?: RenewalSchedule;
+  /** How long a thread is kept after its last save, in ms (see `thread-retention.ts`); 0 or unset, for good. */
+  retentionMs?: number;
+  /** Tests: the clock a pending interrupt's expiry is compared with (default `Date.now`). */
+  now?: () => number;
 }
 
 export class RedisThreadStore implements ThreadStore {
   readonly shared = true;
   readonly leaseTtlMs: number;
   readonly keyPrefix: string;
+  /** 0: threads are kept for good. */
+  readonly retentionMs: number;
+  readonly #now: () => number;
   readonly #client: RedisClient;
   /** The same connection, answering strings as bytes: a load decodes them itself, refusing invalid UTF-8. */
   readonly #bytes;
@@ -114,6 +143,13 @@ export class RedisThreadStore implements ThreadStore {
     this.#log = options.log ?? silentLogger;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
     this.#schedule = options.renewalSchedule ?? everyInterval;
+    this.retentionMs = Math.max(0, options.retentionMs ?? 0);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The retention as a script argument: '' when there is none. */
+  get #retentionArgument(): string {
+    return this.retentionMs > 0 ? String(this.retentionMs) : "";
   }
 
   /** The hash holding a thread's state and lease count. */
@@ -147,13 +183,16 @@ export class RedisThreadStore implements ThreadStore {
     const text = documentText(stateAsDocument(state, key), key);
     if (lease !== undefined && lease.threadId !== threadId)
       throw new StatePersistenceError(`thread state ${key}: refused, written under the lease of another thread`);
+    const now = this.#now();
+    const keptUntil = keptUntilMs(state, now, this.retentionMs);
+    const keptFor = keptUntil === Infinity ? "" : String(Math.max(1, Math.ceil(keptUntil - now)));
     let written: unknown;
     try {
       // EVAL, not EVALSHA with a fallback: a retry after NOSCRIPT (Redis restarted) could land after a later save.
       written = await this.#answer(
         this.#client.eval(SAVE, {
           keys: [key, this.leaseKey(threadId)],
-          arguments: [text, lease === undefined ? "" : String(lease.token)],
+          arguments: [text, lease === undefined ? "" : String(lease.token), keptFor],
         }),
       );
     } catch (error) {
@@ -171,14 +210,14 @@ export class RedisThreadStore implements ThreadStore {
       token = await this.#answer(
         this.#client.eval(ACQUIRE, {
           keys: [key, leaseKey],
-          arguments: [String(this.leaseTtlMs), String(Math.max(UNWRITTEN_THREAD_KEPT_MS, 100 * this.leaseTtlMs))],
+          arguments: [String(this.leaseTtlMs), String(Math.max(UNWRITTEN_THREAD_KEPT_MS, 100 * this.leaseTtlMs)), this.#retentionArgument],
         }),
       );
     } catch (error) {
       throw new StateUnavailableError(`thread lease ${leaseKey}: ${unreachable(error)}`, { cause: error });
     }
     if (typeof token !== "number" || token === 0) return undefined;
-    return this.#lease(threadId, leaseKey, token);
+    return this.#lease(threadId, key, leaseKey, token);
   }
 
   async available(): Promise<boolean> {
@@ -196,12 +235,13 @@ export class RedisThreadStore implements ThreadStore {
     this.#renewals.clear();
   }
 
-  #lease(threadId: string, leaseKey: string, token: number): ThreadLease {
+  #lease(threadId: string, threadKey: string, leaseKey: string, token: number): ThreadLease {
     const client = this.#client;
     const answer = <T>(command: Promise<T>) => this.#answer(command);
     const renewals = this.#renewals;
     const log = this.#log;
     const ttl = String(this.leaseTtlMs);
+    const retention = this.#retentionArgument;
     let renewing: Promise<unknown> | undefined;
     let stopRenewing = () => {};
     const stop = () => {
@@ -210,7 +250,7 @@ export class RedisThreadStore implements ThreadStore {
     };
     const renew = () => {
       // One renewal at a time: a slow Redis does not pile them up.
-      renewing ??= answer(client.eval(RENEW, { keys: [leaseKey], arguments: [String(token), ttl] }))
+      renewing ??= answer(client.eval(RENEW, { keys: [threadKey, leaseKey], arguments: [String(token), ttl, retention] }))
         .then(
           (extended) => {
             if (extended === 1) return;

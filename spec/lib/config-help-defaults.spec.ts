@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
+import { DEFAULT_THREAD_RETENTION_S } from "../../lib/state/thread-retention.js";
 import { DEFAULT_KERNEL_START_TIMEOUT_S, describedSettings, flagName, loadConfig, usage, type SettingKey } from "../../lib/config.js";
 
 const load = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env, () => {});
@@ -36,7 +37,8 @@ const TOLD_IN_WORDS: Partial<Record<SettingKey, { told: string; value: unknown }
  * `--help` tells, with the value that reader applies: `validation.ts`
  * refuses tools unless "ignore", `service-kernel.ts` and `server.ts` apply
  * the two timeouts, `server.ts` reads the agent card unless a dialect is
- * fixed, and `http/app.ts` serves the sandbox unless "off".
+ * fixed, `http/app.ts` serves the sandbox unless "off", and
+ * `state/open-thread-store.ts` applies the thread retention.
  */
 const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   clientTools: "refuse",
@@ -47,6 +49,7 @@ const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   kernelRequestTimeoutS: DEFAULT_KERNEL_REQUEST_TIMEOUT_S,
   a2aDialect: "auto",
   sandbox: "on",
+  threadRetentionS: DEFAULT_THREAD_RETENTION_S,
 };
 
 describe("--help's defaults", () => {
