@@ -7,7 +7,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
+import { DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S, DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
 import { DEFAULT_KERNEL_START_TIMEOUT_S, describedSettings, flagName, loadConfig, usage, type SettingKey } from "../../lib/config.js";
 
 const load = (argv: string[] = [], env: NodeJS.ProcessEnv = {}) => loadConfig(argv, env, () => {});
@@ -39,6 +39,7 @@ const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   clientTools: "refuse",
   kernelStartTimeoutS: DEFAULT_KERNEL_START_TIMEOUT_S,
   kernelRequestTimeoutS: DEFAULT_KERNEL_REQUEST_TIMEOUT_S,
+  kernelFirstByteTimeoutS: DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S,
   a2aDialect: "auto",
   sandbox: "on",
 };
