@@ -177,10 +177,12 @@ export class A2AClient {
     return defer(() => from(this.#dialect.dialect())).pipe(
       switchMap((dialect) => {
         const v03 = dialect === "0.3";
+        const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
+        const resultOfRecord = resultOfRecordFor(request.id);
         const records = postSse({
           url: this.#url,
           headers: this.#headers("text/event-stream", dialect),
-          body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
+          body: request.text,
           connectTimeoutMs: this.#firstByteMs,
           maxRecordBytes: this.#maxRecordBytes,
           maxResponseBytes: this.#maxResponseBytes,
@@ -195,12 +197,13 @@ export class A2AClient {
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
     const dialect = await this.#dialect.dialect();
     const v03 = dialect === "0.3";
+    const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
     const { status, text } = await this.#fetch(this.#url, {
       method: "POST",
       headers: this.#headers("application/json", dialect),
-      body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
+      body: request.text,
     });
-    const result = resultOfHttp(status, text);
+    const result = resultOfHttp(status, text, request.id);
     return v03 ? (V03_RESULTS[method] ?? ((same) => same))(result) : result;
   }
 
@@ -262,16 +265,20 @@ function backupNotReady(text: string): boolean {
   }
 }
 
-function envelope(method: string, params: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params });
+/** A JSON-RPC request, as sent, and its id: every answer to it must carry that id (see `resultOf`). */
+function envelope(method: string, params: unknown): { id: string; text: string } {
+  const id = randomUUID();
+  return { id, text: JSON.stringify({ jsonrpc: "2.0", id, method, params }) };
 }
 
-/** One SSE record → its `result`; `event: error` records are the kernel's mid-stream errors. */
-function resultOfRecord({ event, data }: EventSourceMessage): JsonRpcResult {
-  const frame = parseJson(data);
-  if (event === "error") throw streamErrorOf(frame);
-  return resultOf(frame);
-}
+/** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
+const resultOfRecordFor =
+  (requestId: string) =>
+  ({ event, data }: EventSourceMessage): JsonRpcResult => {
+    const frame = parseJson(data);
+    if (event === "error") throw streamErrorOf(frame);
+    return resultOf(frame, requestId);
+  };
 
 /** The kernel calls a run makes (and an observer, a subset): what a run is given, so it can be stopped or gated from outside. */
 export type RunA2A = Pick<
