@@ -11,6 +11,12 @@
  * `serializeError`, which keeps only what the service itself wrote (see
  * there); `redact` censors credential-shaped keys as a second line of
  * defence, should a later record ever carry such an object.
+ *
+ * Ids and the managed kernel's output are text the service did not write:
+ * JSON escapes their control characters, but not the line and paragraph
+ * separators (U+2028, U+2029) nor the bidirectional controls, which make a
+ * record read otherwise than it is in a terminal or a log viewer. Each is
+ * written as its `\uXXXX` escape: the line is the same JSON, and shows them.
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from "pino";
 import { AguiError } from "./errors.js";
@@ -56,9 +62,17 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** Separators and bidirectional controls JSON leaves as they are: LRM, RLM, ALM, LRE…RLO, LSEP, PSEP, LRI…PDI. */
+const INVISIBLE_CONTROLS = /[\u200E\u200F\u061C\u202A-\u202E\u2028\u2029\u2066-\u2069]/g;
+
+/** A record's line with each of those as its JSON escape; they can only be inside its strings, so it stays the same JSON. */
+export const escapeInvisibleControls = (line: string): string =>
+  line.replace(INVISIBLE_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+
 export function createLogger({ level = DEFAULT_LOG_LEVEL, destination }: LoggerOptions = {}): Logger {
   const options: pino.LoggerOptions = {
     level,
+    hooks: { streamWrite: escapeInvisibleControls },
     name: "iac-code-agui",
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },

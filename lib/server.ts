@@ -112,6 +112,7 @@ export async function startService(
       maxRecordBytes: config.maxKernelRecordBytes,
       maxResponseBytes: config.maxKernelResponseBytes,
       requestTimeoutMs: (config.kernelRequestTimeoutS ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_S) * 1000,
+      ...(config.kernelFirstByteTimeoutS === undefined ? {} : { firstByteTimeoutMs: config.kernelFirstByteTimeoutS * 1000 }),
       dialect: card,
     }),
     config.recordDir,

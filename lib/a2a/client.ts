@@ -12,7 +12,12 @@ import type { RequestInit } from "node-fetch";
 import { defer, from, map, switchMap, tap, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
-import { DEFAULT_KERNEL_REQUEST_TIMEOUT_MS, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "./limits.js";
+import {
+  DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S,
+  DEFAULT_KERNEL_REQUEST_TIMEOUT_MS,
+  DEFAULT_MAX_KERNEL_RECORD_BYTES,
+  DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
+} from "./limits.js";
 import { paramsToV03, streamResultFromV03, taskResultFromV03, v03Method } from "./dialect-v03.js";
 import type { A2aDialect } from "./dialect.js";
 import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
@@ -28,6 +33,11 @@ export interface A2AClientOptions {
   token?: string;
   /** Unary calls, and a stream until its response has started. Default `DEFAULT_KERNEL_REQUEST_TIMEOUT_MS`. */
   requestTimeoutMs?: number;
+  /**
+   * Until a call's response (a stream's too) has started: its headers. Default `DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S`;
+   * never more than `requestTimeoutMs`, and not for `ensureRestored` (see `limits.ts`).
+   */
+  firstByteTimeoutMs?: number;
   /** One SSE record of a stream, in bytes; past it the stream fails with A2A_PROTOCOL_ERROR. */
   maxRecordBytes?: number;
   /** A non-SSE (JSON) answer, in bytes; past it the call fails with A2A_PROTOCOL_ERROR. */
@@ -63,6 +73,7 @@ export class A2AClient {
   // A private field, so that inspecting or logging the client never shows it.
   readonly #token: string | undefined;
   readonly #timeoutMs: number;
+  readonly #firstByteMs: number;
   readonly #maxRecordBytes: number;
   readonly #maxResponseBytes: number;
   readonly #dialect: DialectSource;
@@ -71,6 +82,7 @@ export class A2AClient {
     this.#url = options.url;
     this.#token = options.token;
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_KERNEL_REQUEST_TIMEOUT_MS;
+    this.#firstByteMs = Math.min(options.firstByteTimeoutMs ?? DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S * 1000, this.#timeoutMs);
     this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_KERNEL_RECORD_BYTES;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_KERNEL_RESPONSE_BYTES;
     const dialect = options.dialect ?? "1.0";
@@ -146,11 +158,12 @@ export class A2AClient {
   async ensureRestored(request: EnsureRestoredRequest): Promise<RestoreStatus> {
     const base = this.#url.endsWith("/") ? this.#url : `${this.#url}/`;
     const url = new URL("iac-code/session/ensure-restored", base).toString();
-    const { status, text } = await this.#fetch(url, {
-      method: "POST",
-      headers: this.#headers("application/json"),
-      body: JSON.stringify(request),
-    });
+    const { status, text } = await this.#fetch(
+      url,
+      { method: "POST", headers: this.#headers("application/json"), body: JSON.stringify(request) },
+      // A restore answers once it is done: only the request timeout holds it.
+      this.#timeoutMs,
+    );
     if (status === 404) return "lost";
     if (status === 409 && backupNotReady(text)) throw new AguiError("SESSION_BACKUP_NOT_READY");
     if (status < 200 || status >= 300) throw unavailable(new Error(`HTTP ${status}: ${text.slice(0, 200)}`), status);
@@ -164,11 +177,13 @@ export class A2AClient {
     return defer(() => from(this.#dialect.dialect())).pipe(
       switchMap((dialect) => {
         const v03 = dialect === "0.3";
+        const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
+        const resultOfRecord = resultOfRecordFor(request.id);
         const records = postSse({
           url: this.#url,
           headers: this.#headers("text/event-stream", dialect),
-          body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
-          connectTimeoutMs: this.#timeoutMs,
+          body: request.text,
+          connectTimeoutMs: this.#firstByteMs,
           maxRecordBytes: this.#maxRecordBytes,
           maxResponseBytes: this.#maxResponseBytes,
           gate,
@@ -182,12 +197,13 @@ export class A2AClient {
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
     const dialect = await this.#dialect.dialect();
     const v03 = dialect === "0.3";
+    const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
     const { status, text } = await this.#fetch(this.#url, {
       method: "POST",
       headers: this.#headers("application/json", dialect),
-      body: v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params),
+      body: request.text,
     });
-    const result = resultOfHttp(status, text);
+    const result = resultOfHttp(status, text, request.id);
     return v03 ? (V03_RESULTS[method] ?? ((same) => same))(result) : result;
   }
 
@@ -196,12 +212,23 @@ export class A2AClient {
     if (error instanceof AguiError && error.code === "A2A_UNAVAILABLE" && rpcErrorOf(error) === undefined) this.#dialect.forget();
   }
 
-  /** One request, body included, within the timeout; failing to get an answer is A2A_UNAVAILABLE (kernelFetch says what else fails). */
-  async #fetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+  /**
+   * One request, its answer started within `firstByteMs` and read whole within the request timeout; failing to get
+   * an answer is A2A_UNAVAILABLE (kernelFetch says what else fails).
+   */
+  async #fetch(url: string, init: RequestInit, firstByteMs = this.#firstByteMs): Promise<{ status: number; text: string }> {
+    const started = new AbortController();
+    const firstByte = setTimeout(
+      () => started.abort(new Error(`the kernel did not start answering within ${firstByteMs} ms`)),
+      firstByteMs,
+    );
     try {
-      const response = await kernelFetch(url, { ...init, signal: AbortSignal.timeout(this.#timeoutMs) }, this.#maxResponseBytes);
+      const signal = AbortSignal.any([AbortSignal.timeout(this.#timeoutMs), started.signal]);
+      const response = await kernelFetch(url, { ...init, signal }, this.#maxResponseBytes);
+      clearTimeout(firstByte);
       return { status: response.status, text: await readAnswer(response) };
     } catch (error) {
+      clearTimeout(firstByte);
       const failure = error instanceof AguiError ? error : unavailable(error);
       this.#noteFailure(failure);
       throw failure;
@@ -238,16 +265,20 @@ function backupNotReady(text: string): boolean {
   }
 }
 
-function envelope(method: string, params: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", id: randomUUID(), method, params });
+/** A JSON-RPC request, as sent, and its id: every answer to it must carry that id (see `resultOf`). */
+function envelope(method: string, params: unknown): { id: string; text: string } {
+  const id = randomUUID();
+  return { id, text: JSON.stringify({ jsonrpc: "2.0", id, method, params }) };
 }
 
-/** One SSE record → its `result`; `event: error` records are the kernel's mid-stream errors. */
-function resultOfRecord({ event, data }: EventSourceMessage): JsonRpcResult {
-  const frame = parseJson(data);
-  if (event === "error") throw streamErrorOf(frame);
-  return resultOf(frame);
-}
+/** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
+const resultOfRecordFor =
+  (requestId: string) =>
+  ({ event, data }: EventSourceMessage): JsonRpcResult => {
+    const frame = parseJson(data);
+    if (event === "error") throw streamErrorOf(frame);
+    return resultOf(frame, requestId);
+  };
 
 /** The kernel calls a run makes (and an observer, a subset): what a run is given, so it can be stopped or gated from outside. */
 export type RunA2A = Pick<

@@ -15,6 +15,17 @@ export const DEFAULT_KERNEL_REQUEST_TIMEOUT_S = 3600;
 export const DEFAULT_KERNEL_REQUEST_TIMEOUT_MS = DEFAULT_KERNEL_REQUEST_TIMEOUT_S * 1000;
 
 /**
+ * How long the kernel may take to start answering a call, its response's
+ * headers (`IAC_CODE_AGUI_KERNEL_FIRST_BYTE_TIMEOUT_S`): a kernel that
+ * accepted the connection and then says nothing must not hold a run, or a
+ * handoff, for the request timeout's hour. A stream that has started, or
+ * an answer being read, is held to the request timeout alone. Not for
+ * `ensure-restored`, which answers only once a restore, minutes perhaps,
+ * is done.
+ */
+export const DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S = 30;
+
+/**
  * One SSE record of a kernel stream (`IAC_CODE_AGUI_MAX_KERNEL_RECORD_BYTES`).
  * A record is one frame; the largest real ones carry an artifact or a
  * pipeline snapshot, far below this.

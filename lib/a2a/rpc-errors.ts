@@ -79,10 +79,22 @@ export function protocolError(cause: unknown): AguiError {
   return new AguiError("A2A_PROTOCOL_ERROR", {}, { cause });
 }
 
-/** `result` of a parsed JSON-RPC response; throws the AguiError it stands for otherwise. */
-export function resultOf(response: unknown): JsonRpcResult {
+/**
+ * `result` of a parsed JSON-RPC response to the request whose id is
+ * `requestId`; throws the AguiError it stands for otherwise. A response
+ * must say `"jsonrpc": "2.0"`, and a result must carry the request's own
+ * id: a frame without the envelope, of another protocol version, or
+ * answering another request (a kernel that mixed up its streams) is
+ * `A2A_PROTOCOL_ERROR`, never projected. An error may carry a null id (the
+ * server could not read the request's); it fails the call either way.
+ */
+export function resultOf(response: unknown, requestId?: string): JsonRpcResult {
   if (isJsonObject(response)) {
+    if (response.jsonrpc !== "2.0") throw protocolError(new Error("a kernel answer without the JSON-RPC 2.0 envelope"));
     if (isRpcError(response.error)) throw executionFailed(response.error);
+    if (requestId !== undefined && response.id !== requestId) {
+      throw protocolError(new Error("a kernel answer to another request than the one it was sent for"));
+    }
     if (isJsonObject(response.result)) return response.result;
   }
   throw protocolError(new Error("JSON-RPC response with neither an object `result` nor an `error`"));
@@ -94,8 +106,8 @@ export function streamErrorOf(record: unknown): AguiError {
   return isRpcError(rpc) ? executionFailed(rpc) : protocolError(new Error("`event: error` record without a JSON-RPC error"));
 }
 
-/** A JSON (not SSE) HTTP answer of the kernel → its JSON-RPC `result`, or the AguiError it stands for. */
-export function resultOfHttp(status: number, text: string): JsonRpcResult {
+/** A JSON (not SSE) HTTP answer of the kernel to request `requestId` → its JSON-RPC `result`, or the AguiError it stands for. */
+export function resultOfHttp(status: number, text: string, requestId?: string): JsonRpcResult {
   if (status < 200 || status >= 300) {
     let body: unknown;
     try {
@@ -105,7 +117,7 @@ export function resultOfHttp(status: number, text: string): JsonRpcResult {
     }
     throw unavailable(body, status);
   }
-  return resultOf(parseJson(text));
+  return resultOf(parseJson(text), requestId);
 }
 
 /** JSON text → value; text that is not JSON, or nests deeper than MAX_KERNEL_JSON_DEPTH, is a protocol error. */

@@ -7,7 +7,12 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S, DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "../a2a/limits.js";
+import {
+  DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S,
+  DEFAULT_KERNEL_REQUEST_TIMEOUT_S,
+  DEFAULT_MAX_KERNEL_RECORD_BYTES,
+  DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
+} from "../a2a/limits.js";
 import { DIALECT_SETTINGS } from "../a2a/dialect.js";
 import { LOG_LEVELS, DEFAULT_LOG_LEVEL } from "../log.js";
 import { originOf } from "../net/host-names.js";
@@ -253,6 +258,14 @@ export const SETTING_TABLE = {
     optionalInConfig: true,
     default: { applied: DEFAULT_KERNEL_REQUEST_TIMEOUT_S },
     description: "How long a kernel call other than an open stream may take, in seconds.",
+  }),
+  /** How long the kernel may take to start answering a call (a stream's headers included), in seconds; unset, `DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S`. */
+  kernelFirstByteTimeoutS: setting({
+    env: "IAC_CODE_AGUI_KERNEL_FIRST_BYTE_TIMEOUT_S",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { applied: DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S },
+    description: "How long the kernel may take to start answering a call or a stream, in seconds (not a session restore).",
   }),
   // Several instances on one set of threads (see `state/redis-thread-store.ts`).
   /** Redis URL (`redis://host:port/db`) where thread state and leases live, shared by every instance; unset, the file store under `stateDir`. */

@@ -31,8 +31,11 @@ const UNCONFIRMED = { status: "UNKNOWN", reason: "agui_handoff_upstream_unconfir
 
 export interface HandoffRouteDependencies {
   a2a: Pick<A2AClient, "handoff">;
-  /** Runs a RunAgentInput (unvalidated) as `POST /` would, to its end, with no client; rejects when it is not admitted. */
-  runInternally(body: unknown, req: Request, res: Response): Promise<void>;
+  /**
+   * Runs a RunAgentInput (unvalidated) as `POST /` would, to its end, its events read by nobody; rejects when it is
+   * not admitted. Tied to the request's connection: `left` when that closed first (the run was left as a stream's is).
+   */
+  runInternally(body: unknown, req: Request, res: Response): Promise<"ended" | "left">;
 }
 
 type Json = Record<string, unknown>;
@@ -79,7 +82,8 @@ export function handoffRoute({ a2a, runInternally }: HandoffRouteDependencies): 
     if (!needsDelivery(first)) return void res.json(first);
     const input = pendingRunInput(body);
     try {
-      await runInternally(input, req, res);
+      // Nobody is left to answer, and the kernel need not be asked again for them.
+      if ((await runInternally(input, req, res)) === "left") return;
     } catch (error) {
       if (error instanceof AguiError) throw error;
       requestLog(res).warn(errorFields(error), "the handoff's pending input could not be run");

@@ -21,10 +21,18 @@
  * 64 KiB), plus one 64 KiB write, plus one event (an event is written
  * whole, however large).
  *
- * A client counts as gone only when it takes nothing at all — not one byte
- * leaves the response's buffer — for `stallMs` while bytes wait for it:
- * the connection is destroyed and the run unsubscribed, exactly as on a
- * disconnect, so its A2A task is cancelled.
+ * A client counts as gone only when it takes nothing at all for `stallMs`
+ * while bytes wait for it: the connection is destroyed and the run
+ * unsubscribed, exactly as on a disconnect, so its A2A task is cancelled.
+ * What it took is what the operating system accepted from the socket, not
+ * what Node finished writing: one large event is one write, which Node
+ * counts only once the last of its bytes left, so a slow but steady reader
+ * of a multi-megabyte tool result would look idle for minutes. The socket
+ * handle's queue shrinks each time the system takes more of such a write
+ * (it wakes the socket once about a third of its send buffer is free), and
+ * that counts as taken. A client slower than that third of the send buffer
+ * (up to about 1.4 MB on Linux) per `stallMs` still looks idle: the system
+ * tells nothing finer.
  *
  * The records of one tick go out as one write on the next tick, or as soon
  * as they pass 64 KiB: one kernel chunk often yields many events, and each
@@ -94,7 +102,17 @@ export interface SseSinkOptions {
 export type SseResponse = Pick<
   Response,
   "writeHead" | "vary" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
->;
+> & { socket?: Response["socket"] };
+
+/**
+ * Bytes of the write in progress that the socket's handle still holds,
+ * the operating system not having taken them yet. Node names no public
+ * figure for it; its stream handle's `writeQueueSize` (libuv's) is it.
+ */
+function queuedInHandle(res: SseResponse): number {
+  const handle = (res.socket as { _handle?: { writeQueueSize?: unknown } } | null | undefined)?._handle;
+  return typeof handle?.writeQueueSize === "number" ? handle.writeQueueSize : 0;
+}
 
 export const encodeSseItem = (item: SseItem): string => (item === HEARTBEAT ? SSE_HEARTBEAT : encodeSseEvent(item));
 
@@ -142,11 +160,13 @@ export function pipeToSse(
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
   let progressAt = 0;
   let takenAtProgress = 0;
+  let queuedAtLastCheck = 0;
   const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
   const watchForStall = () => {
     if (stallTimer !== undefined) return;
     progressAt = Date.now();
     takenAtProgress = taken();
+    queuedAtLastCheck = queuedInHandle(res);
     armStallCheck();
   };
   // Unref'd: watching a client must not keep the process alive.
@@ -161,7 +181,12 @@ export function pipeToSse(
       reportPressure();
     }
     if (unsent === 0) return;
-    if (taken() > takenAtProgress) {
+    // A write finished, or the system took more of the one in progress (its queue only grows by a new write,
+    // which needs the one before it finished).
+    const queued = queuedInHandle(res);
+    const tookPart = queued < queuedAtLastCheck;
+    queuedAtLastCheck = queued;
+    if (taken() > takenAtProgress || tookPart) {
       takenAtProgress = taken();
       progressAt = Date.now();
     } else if (Date.now() - progressAt >= stallMs) {

@@ -4,7 +4,7 @@
  * counted as started once it answers its agent card, restarted with
  * exponential backoff whenever it dies, and stopped (SIGTERM, then SIGKILL
  * after a grace) when the service stops. Its output goes to the service's
- * log line by line.
+ * log line by line, within a budget of lines a second (`output-budget.ts`).
  *
  * On POSIX the kernel leads a process group of its own, and every signal
  * goes to the whole group: a command that is a wrapper (`npm run …`,
@@ -23,6 +23,7 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { kernelAnswers } from "./agent-card.js";
 import { withPort } from "./command-line.js";
+import { KERNEL_OUTPUT_LINES_PER_S, OutputBudget } from "./output-budget.js";
 import { forEachLine } from "./output-lines.js";
 import { groupAlive, signalGroup } from "./process-group.js";
 
@@ -215,7 +216,19 @@ class KernelSupervisor implements KernelProcess {
     });
     // The pid is -1 only for a spawn that failed; its "error" has the reason.
     const pid = child.pid ?? -1;
-    for (const stream of ["stdout", "stderr"] as const) forEachLine(child[stream]!, (line) => this.#logOutput(pid, stream, line));
+    const budget = new OutputBudget((dropped) =>
+      this.#log.warn(
+        { kernelPid: pid, droppedLines: dropped },
+        `kernel[${pid}] printed more than ${KERNEL_OUTPUT_LINES_PER_S} lines a second: ${dropped} lines left out of the log`,
+      ),
+    );
+    for (const stream of ["stdout", "stderr"] as const) {
+      forEachLine(child[stream]!, (line) => {
+        if (budget.take()) this.#logOutput(pid, stream, line);
+      });
+    }
+    // Once its output has ended, the lines left out last are told at once.
+    child.once("close", () => budget.flush());
     if (pid > 0) {
       // The command's words are not logged: they may hold a token (`--token …`).
       this.#log.info(

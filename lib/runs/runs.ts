@@ -16,7 +16,7 @@
  * new message), and the runs in flight that a shutdown drains.
  */
 import { randomUUID } from "node:crypto";
-import { lastValueFrom, type Observable } from "rxjs";
+import type { Observable } from "rxjs";
 import type { A2AClient, RunA2A } from "../a2a/client.js";
 import { userPartsForKernel } from "../a2a/images.js";
 import type { Config } from "../config.js";
@@ -137,9 +137,32 @@ export class Runs {
     return this.#metrics ? countRun(this.#metrics, runKindOf(input), startedAt)(run$) : run$;
   }
 
-  /** `start`, run to its end with nobody reading its events: a pending input a handoff delivers (see `handoff-route.ts`). */
-  async runToEnd(body: unknown, client: RunClient): Promise<void> {
-    await lastValueFrom(await this.start(body, client), { defaultValue: undefined });
+  /**
+   * `start`, run to its end with nobody reading its events: a pending input a
+   * handoff delivers (see `handoff-route.ts`). It is tied to its client as a
+   * streamed run is: counted as an open run stream while it goes, and left
+   * (its task cancelled, under the same grace window) when the client's
+   * connection closes first. Resolves `left` then, `ended` otherwise.
+   */
+  async runToEnd(body: unknown, client: RunClient): Promise<"ended" | "left"> {
+    const run$ = await this.start(body, client);
+    const streamEnded = this.#metrics?.streamOpened("run");
+    return new Promise((resolve, reject) => {
+      let over = false;
+      const end = (how: "ended" | "left", error?: unknown) => {
+        if (over) return;
+        over = true;
+        streamEnded?.(how === "ended" ? "completed" : "left");
+        if (error === undefined) resolve(how);
+        else reject(error instanceof Error ? error : new Error(String(error)));
+      };
+      const subscription = run$.subscribe({ complete: () => end("ended"), error: (error: unknown) => end("ended", error) });
+      // Told at once when the connection closed while the run was admitted: the run starts and is left, as a stream's is.
+      client.onClose(() => {
+        subscription.unsubscribe();
+        end("left");
+      });
+    });
   }
 
   /**

@@ -58,12 +58,24 @@ async function closeServer(server: http.Server | net.Server) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-/** A loopback server for the shapes the SDK will not produce; it counts requests. */
-async function plainServer(handler: http.RequestListener) {
+/** The id of the request a hand-written server answers now: its frames carry it, as a JSON-RPC response must. */
+let answeringId: unknown = null;
+
+/** A loopback server for the shapes the SDK will not produce; it counts requests. The handler gets the whole body. */
+async function plainServer(handler: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void) {
   let requests = 0;
   const server = http.createServer((req, res) => {
     requests++;
-    handler(req, res);
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      try {
+        answeringId = (JSON.parse(body) as { id?: unknown }).id ?? null;
+      } catch {
+        answeringId = null;
+      }
+      handler(req, res, body);
+    });
   });
   servers.push(server);
   return { url: await listen(server), requests: () => requests };
@@ -73,7 +85,7 @@ function startSse(res: http.ServerResponse) {
   res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
 }
 
-const frame = (result: object) => `data: ${JSON.stringify({ jsonrpc: "2.0", id: "1", result })}\n\n`;
+const frame = (result: object) => `data: ${JSON.stringify({ jsonrpc: "2.0", id: answeringId, result })}\n\n`;
 
 /** A port with nothing listening on it. */
 async function deadUrl(): Promise<string> {
@@ -346,7 +358,7 @@ describe("A2AClient against hand-written servers", () => {
     const server = await plainServer((req, res) => {
       if (req.headers.accept === "text/event-stream") {
         startSse(res);
-        res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: "1" })}\n\n`);
+        res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: answeringId })}\n\n`);
       } else {
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end("<html>");
@@ -515,16 +527,12 @@ describe("A2AClient against hand-written servers", () => {
 
   it("is cold: each subscription is its own POST with its own request id", async () => {
     const ids: string[] = [];
-    const server = await plainServer((req, res) => {
-      let body = "";
-      req.on("data", (chunk) => (body += chunk));
-      req.on("end", () => {
-        const envelope = JSON.parse(body) as { jsonrpc: string; id: string; method: string; params: unknown };
-        expect(envelope).toEqual({ jsonrpc: "2.0", id: expect.stringMatching(UUID4), method: "SubscribeToTask", params: { id: "t1" } });
-        ids.push(envelope.id);
-        startSse(res);
-        res.end(frame({ task: { id: "t1" } }));
-      });
+    const server = await plainServer((_req, res, body) => {
+      const envelope = JSON.parse(body) as { jsonrpc: string; id: string; method: string; params: unknown };
+      expect(envelope).toEqual({ jsonrpc: "2.0", id: expect.stringMatching(UUID4), method: "SubscribeToTask", params: { id: "t1" } });
+      ids.push(envelope.id);
+      startSse(res);
+      res.end(frame({ task: { id: "t1" } }));
     });
     const stream$ = new A2AClient({ url: server.url }).subscribeToTask("t1");
 

@@ -7,7 +7,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
+import { DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S, DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
 import { DEFAULT_THREAD_RETENTION_S } from "../../lib/state/thread-retention.js";
 import { DEFAULT_KERNEL_START_TIMEOUT_S, describedSettings, flagName, loadConfig, usage, type SettingKey } from "../../lib/config.js";
 
@@ -47,6 +47,7 @@ const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   idleShutdown: 0,
   kernelStartTimeoutS: DEFAULT_KERNEL_START_TIMEOUT_S,
   kernelRequestTimeoutS: DEFAULT_KERNEL_REQUEST_TIMEOUT_S,
+  kernelFirstByteTimeoutS: DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S,
   a2aDialect: "auto",
   sandbox: "on",
   threadRetentionS: DEFAULT_THREAD_RETENTION_S,

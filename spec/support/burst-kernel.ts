@@ -13,6 +13,9 @@
  * Every task is kept with its state: `ListTasks` answers the running ones
  * of a context (a run that never learned its task cancels by context), and
  * `CancelTask` ends the task's open stream with CANCELED.
+ *
+ * Its handoff route `apply-input` always answers that the input must come
+ * through AG-UI, so the service delivers it as a run of its own.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -195,6 +198,11 @@ export async function startBurstKernel(): Promise<BurstKernel> {
         request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RpcRequest;
       } catch {
         // Not JSON: answered as an unknown method.
+      }
+      if (req.url?.endsWith("/iac-code/handoff/apply-input")) {
+        methods.push("handoff/apply-input");
+        res.writeHead(200, { "Content-Type": "application/json" });
+        return void res.end(JSON.stringify({ status: "NOT_READY", reason: "agui_input_delivery_required" }));
       }
       methods.push(request.method ?? "");
       if (request.method === "SendStreamingMessage") return stream(request, res);
