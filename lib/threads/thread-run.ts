@@ -11,6 +11,7 @@ import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import type { KernelInput, SignalOf } from "../model/kernel-signal.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
+import { jsonBytes, MAX_SHOWN_INTERRUPTS_BYTES } from "./interrupt-sizes.js";
 
 /** What a failed write was recording, when the message can say it (`STATE_PERSISTENCE_FAILED.<reason>`). */
 type PersistedWhat = "taskMapping" | "sessionMapping" | "acceptedAnswer";
@@ -130,6 +131,10 @@ export class ThreadRun {
         throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "interruptContext" });
       added[value.inputId] = { value, sideband, ...(expiresAt ? { expiresAt } : {}) };
     }
+    const shownBytes = jsonBytes(Object.values({ ...this.#state.execution.pending, ...added }).map(this.options.toInterrupt));
+    // Refused before anything is written, as a state too large is (see `interrupt-sizes.ts`).
+    if (shownBytes > MAX_SHOWN_INTERRUPTS_BYTES)
+      throw new Error(`the interrupts would be shown as ${shownBytes} bytes, more than ${MAX_SHOWN_INTERRUPTS_BYTES}`);
     await this.#commitOrFail((state) => ({
       ...state,
       execution: {
