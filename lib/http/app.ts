@@ -88,7 +88,10 @@ export function createApp({
     // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
     app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
     // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
-    app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
+    app.use(
+      "/sandbox",
+      sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+    );
   }
   // Probes come from load balancers, which send no token; they say nothing a token would protect.
   app.use(probeRoutes(readiness));
