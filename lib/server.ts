@@ -5,6 +5,7 @@
  * kernel, which it starts on a loopback port and reaches over HTTP like any
  * other kernel (see `kernel-process/service-kernel.ts`).
  */
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
 import { AgentCardSource, type KernelAgent } from "./a2a/dialect.js";
@@ -12,6 +13,7 @@ import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
+import { CONNECTIONS_CHECK_MS, guardConnections, HEADERS_TIMEOUT_MS } from "./http/connection-guard.js";
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
@@ -177,11 +179,16 @@ export async function startService(
   });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  // Express 5 passes a listen error to this callback, as well as to "error" listeners.
-  const server = await new Promise<import("node:http").Server>((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
-    // Set before the first connection can be accepted; past the limit Node closes new connections at once.
-    listening.maxConnections = config.maxConnections;
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, app);
+  // Set before the first connection can be accepted: past the limit a new connection makes room by closing
+  // the longest idle one, or is closed itself (see `http/connection-guard.ts`).
+  guardConnections(server, config.maxConnections);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
   }).catch(async (error: unknown) => {
     await kernel.close();
     await sharedThreads?.close();

@@ -187,12 +187,12 @@ export const SETTING_TABLE = {
     default: { value: 30 },
     description: "How long a request body may take to arrive, in seconds.",
   }),
-  /** Connections held at once; further ones are closed as they arrive. */
+  /** Connections held at once; past it a new one closes the longest idle one (see `http/connection-guard.ts`). */
   maxConnections: setting({
     env: "IAC_CODE_AGUI_MAX_CONNECTIONS",
     parse: integer(1),
     default: { value: 1024 },
-    description: "Connections held at once; further ones are closed as they arrive.",
+    description: "Connections held at once; past it a new one closes the longest idle one, or is closed if none is idle.",
   }),
   // What the kernel may send (see `a2a/limits.ts`): past either, the run ends with A2A_PROTOCOL_ERROR.
   /** One SSE record of a kernel stream, in bytes. */

@@ -87,11 +87,14 @@ export function createApp({
   );
   // Off (IAC_CODE_AGUI_SANDBOX=off), neither the page nor its replay exists: /sandbox/… is a 404 like any unknown path.
   if (config.sandbox !== "off") {
-    // The sandbox is a static page and the names of the demo fixtures: nothing to protect, and a browser tab
-    // cannot send a bearer token for a page load. Everything it calls (POST /, …) still needs the token.
-    app.use("/sandbox", sandboxRoute(kernelFixtures ? { kernelFixtures } : {}));
+    // The sandbox page is static: nothing to protect, and a browser tab cannot send a bearer token for a page
+    // load. Everything it calls (the fixture list, POST /, …) still needs the token.
+    app.use("/sandbox", sandboxRoute({ authToken: config.authToken, ...(kernelFixtures ? { kernelFixtures } : {}) }));
     // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
-    app.use("/sandbox", sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs }));
+    app.use(
+      "/sandbox",
+      sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+    );
   }
   app.use(bearerAuth(config.authToken));
   if (metrics) app.use(metricsRoute(metrics));

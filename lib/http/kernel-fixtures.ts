@@ -27,8 +27,43 @@ export interface KernelFixturesOptions {
 
 /** A page load waits on this; a kernel slower than that at listing files is as good as one without the list. */
 const LIST_TIMEOUT_MS = 5_000;
+/**
+ * The most of a fixture list taken from the kernel: the demo kernel's is a
+ * few KiB, and whoever may load the page is not to make the service carry
+ * megabytes per request (a larger answer is A2A_PROTOCOL_ERROR, read no further).
+ */
+export const MAX_FIXTURE_LIST_BYTES = 256 * 1024;
+/** How long one answer of the kernel serves every page load: fixture edits still show within a moment. */
+export const FIXTURE_LIST_CACHE_MS = 2_000;
 
-export function kernelFixtures({ url, token, maxResponseBytes, timeoutMs }: KernelFixturesOptions): KernelFixtures {
+export function kernelFixtures(options: KernelFixturesOptions, now: () => number = Date.now): KernelFixtures {
+  return cachedBriefly(askKernel(options), now);
+}
+
+/**
+ * One kernel call at a time, however many page loads ask, and its answer
+ * kept for `FIXTURE_LIST_CACHE_MS`; a failure is not kept (the next load
+ * asks again).
+ */
+function cachedBriefly(list: KernelFixtures, now: () => number): KernelFixtures {
+  let kept: { answer: Promise<FixtureSummary[] | undefined>; until: number } | undefined;
+  return () => {
+    // Until it settles, an answer in flight is shared: `until` is set once it has come.
+    if (kept !== undefined && now() < kept.until) return kept.answer;
+    const answer = list();
+    const asked: NonNullable<typeof kept> = { answer, until: Number.POSITIVE_INFINITY };
+    kept = asked;
+    answer.then(
+      () => (asked.until = now() + FIXTURE_LIST_CACHE_MS),
+      () => {
+        if (kept === asked) kept = undefined;
+      },
+    );
+    return answer;
+  };
+}
+
+function askKernel({ url, token, maxResponseBytes, timeoutMs }: KernelFixturesOptions): KernelFixtures {
   const base = url.endsWith("/") ? url : `${url}/`;
   const listUrl = new URL("iac-code/fixtures", base).toString();
   return async () => {
@@ -42,7 +77,7 @@ export function kernelFixtures({ url, token, maxResponseBytes, timeoutMs }: Kern
           headers: { Accept: "application/json", ...(token === undefined ? {} : { Authorization: `Bearer ${token}` }) },
           signal: AbortSignal.timeout(Math.min(timeoutMs, LIST_TIMEOUT_MS)),
         },
-        maxResponseBytes,
+        Math.min(maxResponseBytes, MAX_FIXTURE_LIST_BYTES),
       );
       status = response.status;
       text = await readAnswer(response);

@@ -14,7 +14,8 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { concatMap, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import { concatMap, defer, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import type { ReadGate } from "../a2a/body-reader.js";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
@@ -27,7 +28,8 @@ import { framesToSignals, freshRunSetup, withInterruptsShown } from "../runs/fre
 import { bearerAuth } from "./auth.js";
 import { jsonBody } from "./json-body.js";
 import { requestLanguage } from "./request-language.js";
-import { pipeToSse } from "./sse-sink.js";
+import { FlowGate } from "../runs/flow-gate.js";
+import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 /** Recordings of long pipeline runs come to a few MiB; the cap keeps one upload from holding much more. */
 export const MAX_REPLAY_BODY_BYTES = 8 * 1024 * 1024;
@@ -49,6 +51,10 @@ export interface ReplayRequest {
 export interface SandboxReplayOptions {
   authToken: string | undefined;
   heartbeatMs: number;
+  /** How long a client may take nothing before it counts as gone (`IAC_CODE_AGUI_CLIENT_STALL_S`); the sink's default without it. */
+  clientStallS?: number;
+  /** The SSE sink's high-water mark, and a look at its pressure, as runs have them (see `sse-sink.ts`). */
+  sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
 }
 
 const invalid = (detail: string) => new AguiError("INVALID_INPUT", { reason: "fixture", detail: detail.slice(0, 500) });
@@ -109,10 +115,18 @@ export function replayedFrames(
   lines: readonly FixtureLine[],
   timeScale: number,
   ids: { taskId: string; contextId: string },
+  gate?: ReadGate,
 ): Observable<JsonRpcResult> {
   const cut = lines.findIndex((line) => line.drop === true);
   const played = cut < 0 ? lines : lines.slice(0, cut);
+  // As a kernel's stream is read: each line waits while the client is behind, so what it has not taken stays here, unplayed.
+  const whenClientReady = (line: FixtureLine) =>
+    defer(() => {
+      const opened = gate?.whenOpen();
+      return opened === undefined ? of(line) : from(opened).pipe(map(() => line));
+    });
   return from(played).pipe(
+    concatMap(whenClientReady),
     concatMap((line) => {
       const wait = Math.min(line.delayMs * timeScale, MAX_REPLAY_GAP_MS);
       const after = wait > 0 ? timer(wait).pipe(map(() => line)) : of(line);
@@ -134,7 +148,7 @@ function replayPorts(language: string): RunPorts {
   };
 }
 
-function replay(req: Request, res: Response, { heartbeatMs }: SandboxReplayOptions): void {
+function replay(req: Request, res: Response, { heartbeatMs, clientStallS, sse }: SandboxReplayOptions): void {
   const request = readReplayRequest(req.body);
   const lines = linesToReplay(request);
   const language = requestLanguage(req);
@@ -142,7 +156,8 @@ function replay(req: Request, res: Response, { heartbeatMs }: SandboxReplayOptio
   const runId = `replay-${randomUUID()}`;
   const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
   const describe = (error: AguiError) => messageFor(error, language);
-  const items$ = replayedFrames(lines, request.timeScale, ids).pipe(
+  const gate = new FlowGate();
+  const items$ = replayedFrames(lines, request.timeScale, ids, gate).pipe(
     framesToSignals(),
     runPipeline(
       freshRunSetup(
@@ -153,7 +168,11 @@ function replay(req: Request, res: Response, { heartbeatMs }: SandboxReplayOptio
     ),
   );
   // The chain ends every failure in RUN_ERROR; what reaches here is the sink's own, after the stream is over.
-  pipeToSse(items$, res, () => undefined);
+  pipeToSse(items$, res, () => undefined, {
+    ...sse,
+    gate,
+    ...(clientStallS === undefined ? {} : { stallMs: clientStallS * 1000 }),
+  });
 }
 
 /** The replay route, for the sandbox's router: the token first, then a capped JSON body. */

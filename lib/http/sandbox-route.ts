@@ -14,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { PROJECT_ROOT } from "../paths.js";
+import { bearerAuth } from "./auth.js";
 import type { KernelFixtures } from "./kernel-fixtures.js";
 
 export const SANDBOX_DIR = path.join(PROJECT_ROOT, "lib", "http", "sandbox");
@@ -50,9 +51,11 @@ const STATIC_OPTIONS = { index: false, redirect: false, dotfiles: "ignore", fall
 export interface SandboxRouteOptions {
   /** The configured kernel's fixtures (`kernel-fixtures.ts`); without it, or when the kernel has none, the page takes free text only. */
   kernelFixtures?: KernelFixtures;
+  /** The bearer token the fixture list asks for, as every route but the page's own files and the probes does. */
+  authToken?: string | undefined;
 }
 
-export function sandboxRoute({ kernelFixtures }: SandboxRouteOptions = {}): express.Router {
+export function sandboxRoute({ kernelFixtures, authToken }: SandboxRouteOptions = {}): express.Router {
   const router = express.Router();
   router.use((_req, res, next) => {
     res.set(SECURITY_HEADERS);
@@ -62,10 +65,11 @@ export function sandboxRoute({ kernelFixtures }: SandboxRouteOptions = {}): expr
   // `/sandbox` and `/sandbox/` both land here; the page links its files absolutely, so either works.
   router.get("/", (_req, res, next) => res.sendFile(path.join(SANDBOX_DIR, "index.html"), (error) => error && next(error)));
 
-  router.get("/fixtures", async (_req, res, next) => {
+  // The kernel's answer, asked on the service's behalf: not for whoever can reach the port (the page sends the token).
+  router.get("/fixtures", bearerAuth(authToken), async (_req, res, next) => {
     try {
       // The OS temp dir is an allowed cwd unless the operator narrowed the list; the page lets the user change it.
-      // Asked on every page load: the kernel reads its fixture files on every turn, so edits show at once.
+      // Asked of the kernel at most once per FIXTURE_LIST_CACHE_MS, however many pages load (see `kernel-fixtures.ts`).
       const fixtures = kernelFixtures === undefined ? undefined : await kernelFixtures();
       res.json({ fixtures: fixtures ?? [], source: fixtures === undefined ? "none" : "kernel", defaults: { cwd: os.tmpdir() } });
     } catch (error) {

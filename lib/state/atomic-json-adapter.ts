@@ -117,8 +117,13 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
     }
   }
 
+  /** Compact JSON, as a shared store keeps it: a document measures the same, whichever store holds it. */
   async write(data: T): Promise<void> {
-    const text = `${JSON.stringify(data, null, 2)}\n`;
+    await this.writeText(JSON.stringify(data));
+  }
+
+  /** `text` as it is, which must be the JSON of an object (the reader refuses anything else). */
+  async writeText(text: string): Promise<void> {
     // Measured on the very text written: a file the reader would refuse is never written.
     const bytes = Buffer.byteLength(text, "utf8");
     if (bytes > MAX_JSON_FILE_BYTES)

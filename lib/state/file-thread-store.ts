@@ -4,14 +4,15 @@
  *
  * Nothing is scanned or cached: `load` opens the one file it is asked for,
  * each time, so admitting a request costs the same with 100,000 threads on
- * disk as with 10, and a corrupt file blocks only its own thread. lowdb is
- * the document layer, over `AtomicJsonFile` for secure atomic writes.
+ * disk as with 10, and a corrupt file blocks only its own thread. lowdb
+ * reads the document, over `AtomicJsonFile`, which also writes it, securely
+ * and atomically, as the compact text the codec measured.
  */
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
 import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles } from "./atomic-json-adapter.js";
-import { checkSavable, documentAsState, stateAsDocument } from "./thread-state-codec.js";
+import { checkSavable, documentAsState, documentText, stateAsDocument } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import type { ThreadState } from "./thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
@@ -71,7 +72,8 @@ export class FileThreadStore implements ThreadStore {
     checkSavable(state);
     const { threadId } = state;
     const file = this.#fileOrFail(threadId, StatePersistenceError);
-    const document = stateAsDocument(state, path.basename(file));
+    // Measured and refused where every store measures it (`thread-state-codec.ts`), on the text written.
+    const text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
     if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
 
     const previous = this.#saving.get(threadId) ?? Promise.resolve();
@@ -80,7 +82,7 @@ export class FileThreadStore implements ThreadStore {
       .catch(() => undefined)
       .then(() => {
         if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
-        return this.#write(file, document);
+        return this.#write(file, text);
       });
     this.#saving.set(threadId, current);
     try {
@@ -148,11 +150,11 @@ export class FileThreadStore implements ThreadStore {
     }
   }
 
-  async #write(file: string, document: ThreadState): Promise<void> {
+  async #write(file: string, text: string): Promise<void> {
     try {
       this.#directories ??= this.#prepareDirectories();
       await this.#directories;
-      await new Low<ThreadState>(new AtomicJsonFile<ThreadState>(file), document).write();
+      await new AtomicJsonFile<ThreadState>(file).writeText(text);
     } catch (error) {
       // The directories are checked again next time: they may have been removed or fixed meanwhile.
       this.#directories = undefined;

@@ -19,6 +19,7 @@ import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
+import { repeatedInterrupts } from "./interrupt-sizes.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
 export interface AdmittedRun {
@@ -97,10 +98,10 @@ function recordRun(state: ThreadState, runId: string, digest: string, reusesRunI
   return { ...state, reusedRunDigests: [...(state.reusedRunDigests ?? []), digest], execution: { ...execution, runId } };
 }
 
-/** RESUME_REQUIRED, naming the interrupts to answer as the paused run's RUN_FINISHED did: a reloaded page learns them here. */
+/** RESUME_REQUIRED, naming the interrupts to answer as the paused run's RUN_FINISHED did (abridged when large): a reloaded page learns them here. */
 function resumeRequired(state: ThreadState, deps: Pick<AdmissionDependencies, "toInterrupt">): AguiError {
   const interrupts = Object.values(state.execution.pending).map(deps.toInterrupt);
-  return new AguiError("RESUME_REQUIRED", {}, { details: { interrupts } });
+  return new AguiError("RESUME_REQUIRED", {}, { details: repeatedInterrupts(interrupts) });
 }
 
 export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {

@@ -11,6 +11,7 @@ import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import type { KernelInput, SignalOf } from "../model/kernel-signal.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
+import { jsonBytes, MAX_SHOWN_INTERRUPTS_BYTES } from "./interrupt-sizes.js";
 
 /** What a failed write was recording, when the message can say it (`STATE_PERSISTENCE_FAILED.<reason>`). */
 type PersistedWhat = "taskMapping" | "sessionMapping" | "acceptedAnswer";
@@ -47,6 +48,8 @@ export class ThreadRun {
   #queue: Promise<unknown> = Promise.resolve();
   #paused = false;
   #released = false;
+  /** The execution's end is on disk already: closing has nothing left to write. */
+  #ended = false;
   /** The client left but may come back (grace window): the execution stays open for now. */
   #keptOpen = false;
   /** The admission's write while it is under way; undefined once it has committed. */
@@ -157,6 +160,10 @@ export class ThreadRun {
         throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "interruptContext" });
       added[value.inputId] = { value, sideband, ...(expiresAt ? { expiresAt } : {}) };
     }
+    const shownBytes = jsonBytes(Object.values({ ...this.#state.execution.pending, ...added }).map(this.options.toInterrupt));
+    // Refused before anything is written, as a state too large is (see `interrupt-sizes.ts`).
+    if (shownBytes > MAX_SHOWN_INTERRUPTS_BYTES)
+      throw new Error(`the interrupts would be shown as ${shownBytes} bytes, more than ${MAX_SHOWN_INTERRUPTS_BYTES}`);
     await this.#commitOrFail((state) => ({
       ...state,
       execution: {
@@ -180,7 +187,8 @@ export class ThreadRun {
    */
   async settleEnd(end: SignalOf<"run-end">, cancelTask: () => void): Promise<SignalOf<"run-end">> {
     if (!end.kernelSettled) cancelTask();
-    if (end.error || !end.inputs?.length) return end;
+    if (end.error) return end;
+    if (!end.inputs?.length) return this.#finish(end);
     try {
       const { textDigests, pipelineSequence, openSteps } = end;
       return { ...end, interrupts: await this.pause(end.inputs, { textDigests, pipelineSequence, openSteps }) };
@@ -195,6 +203,29 @@ export class ThreadRun {
       return { ...end, inputs: undefined, error: failure };
     }
   }
+
+  /**
+   * A run that ends well says so only once its end is stored: a finished
+   * run whose end could not be written is not told as a success, and the
+   * thread is left as a crashed process leaves it (see `orphans.ts`).
+   */
+  async #finish(end: SignalOf<"run-end">): Promise<SignalOf<"run-end">> {
+    let ending = false;
+    try {
+      await this.#commitOrFail((state) => {
+        const next = this.#endUnlessKept(state);
+        ending = next !== state;
+        return next;
+      });
+      this.#ended = ending;
+      return end;
+    } catch (error) {
+      return { ...end, error: error as AguiError };
+    }
+  }
+
+  /** Ends the execution, unless it paused, waits in a grace window or still has inputs pending; decided in order with every other change. */
+  #endUnlessKept = (state: ThreadState): ThreadState => (this.#paused || this.#keptOpen || hasPending(state) ? state : endExecution(state));
 
   /** Answers accepted by the kernel: never sent again (R-RES-5), no longer pending. */
   accept(answers: ReadonlyArray<{ interruptId: string; digest: string }>): Promise<void> {
@@ -235,9 +266,7 @@ export class ThreadRun {
     if (this.#released) return;
     this.#released = true;
     // Decided when the change runs, after every earlier one (a disconnect's decision included).
-    await this.#commit((state) => (this.#paused || this.#keptOpen || hasPending(state) ? state : endExecution(state))).catch(
-      () => undefined,
-    );
+    if (!this.#ended) await this.#commit(this.#endUnlessKept).catch(() => undefined);
     await this.#queue;
     await this.options.lease.release();
     this.options.onClosed?.();

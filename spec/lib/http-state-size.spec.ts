@@ -1,8 +1,10 @@
 /**
  * Nothing is announced that cannot be loaded back (R-PER-4, R-INT-3): a
- * thread state larger than the store reads back (MAX_JSON_FILE_BYTES) is
- * refused when written, so the run that would have paused on it fails
- * instead, and the thread stays usable.
+ * pause too large to keep (its interrupts as shown, see
+ * `lib/threads/interrupt-sizes.ts`, or its state past MAX_JSON_FILE_BYTES)
+ * is refused before it is written, so the run that would have paused on it
+ * fails instead, and the thread stays usable. `http-interrupt-sizes.spec.ts`
+ * holds both stores to the same outcome.
  */
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";

@@ -13,6 +13,7 @@ import ts from "typescript";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { COMPILED_MODEL_DIR, SANDBOX_DIR, SHARED_MODEL_MODULES } from "../../lib/http/sandbox-route.js";
+import { MAX_FIXTURE_LIST_BYTES } from "../../lib/http/kernel-fixtures.js";
 import { listFixtures } from "../../lib/kernel/fixture-list.js";
 import { startService } from "../../lib/server.js";
 import { FIXTURES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
@@ -157,12 +158,18 @@ describe("the sandbox route", () => {
 describe("the sandbox's fixture list in front of other kernels", () => {
   /** A loopback "kernel" that answers every request with one canned answer. */
   async function cannedKernel(status: number, body: string) {
-    const server = http.createServer((_req, res) => res.writeHead(status, { "content-type": "application/json" }).end(body));
+    let listed = 0;
+    const server = http.createServer((req, res) => {
+      if (req.url?.endsWith("/iac-code/fixtures")) listed++;
+      res.writeHead(status, { "content-type": "application/json" }).end(body);
+    });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const kernelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const service = await startService(testConfig({ a2aUrl: kernelUrl }));
     return {
       url: service.url,
+      /** How often the service asked the kernel for its fixture list. */
+      listed: () => listed,
       async close() {
         await service.close();
         await new Promise((resolve) => server.close(resolve));
@@ -176,6 +183,37 @@ describe("the sandbox's fixture list in front of other kernels", () => {
       const response = await fetch(`${kernel.url}/sandbox/fixtures`);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ fixtures: [], source: "none", defaults: { cwd: os.tmpdir() } });
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it("asks the kernel once for a burst of page loads, all answered alike", async () => {
+    const kernel = await cannedKernel(200, JSON.stringify({ fixtures: [{ name: "ok", description: "Fine." }] }));
+    try {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`${kernel.url}/sandbox/fixtures`)));
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(((await answer.json()) as { fixtures: unknown[] }).fixtures).toEqual([
+          { name: "ok", description: "Fine.", pipeline: false },
+        ]);
+      }
+      expect((await fetch(`${kernel.url}/sandbox/fixtures`)).status).toBe(200);
+      expect(kernel.listed()).toBe(1);
+    } finally {
+      await kernel.close();
+    }
+  });
+
+  it("refuses a fixture list larger than MAX_FIXTURE_LIST_BYTES as A2A_PROTOCOL_ERROR, instead of passing it on", async () => {
+    const description = "d".repeat(1024);
+    const count = Math.ceil((2 * MAX_FIXTURE_LIST_BYTES) / description.length);
+    const huge = JSON.stringify({ fixtures: Array.from({ length: count }, (_, i) => ({ name: `f${i}`, description })) });
+    const kernel = await cannedKernel(200, huge);
+    try {
+      const response = await fetch(`${kernel.url}/sandbox/fixtures`);
+      expect(response.status).toBe(502);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("A2A_PROTOCOL_ERROR");
     } finally {
       await kernel.close();
     }
@@ -207,12 +245,18 @@ describe("the sandbox route behind a bearer token", () => {
   });
   afterAll(() => harness.close());
 
-  it.each(["/sandbox", "/sandbox/main.js", "/sandbox/fixtures"])(
-    "serves %s without the token, so a browser tab can open the page",
-    async (route) => {
-      expect((await fetch(`${harness.service.url}${route}`)).status).toBe(200);
-    },
-  );
+  it.each(["/sandbox", "/sandbox/main.js"])("serves %s without the token, so a browser tab can open the page", async (route) => {
+    expect((await fetch(`${harness.service.url}${route}`)).status).toBe(200);
+  });
+
+  it("lists the kernel's fixtures only with the token, which the page sends", async () => {
+    const refused = await fetch(`${harness.service.url}/sandbox/fixtures`);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.any(String) } });
+    const listed = await fetch(`${harness.service.url}/sandbox/fixtures`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { fixtures: unknown[] }).fixtures.length).toBeGreaterThan(0);
+  });
 
   it("still refuses what the page calls without the token: the runs themselves", async () => {
     const refused = await fetch(harness.service.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { MAX_JSON_FILE_BYTES } from "../../../lib/state/atomic-json-adapter.js";
 import { FileThreadStore, threadFileStem } from "../../../lib/state/file-thread-store.js";
 import { StatePersistenceError } from "../../../lib/state/thread-store.js";
-import { withOptions } from "./thread-store-contract.js";
+import { stateOfBytes, withOptions } from "./thread-store-contract.js";
 import { scratchDir, threadState, type ScratchDir } from "./thread-state-fixture.js";
 
 let scratch: ScratchDir;
@@ -23,10 +23,8 @@ describe("FileThreadStore: the size cap", () => {
     expect(readdirSync(path.join(scratch.path, "threads"))).toEqual([`${threadFileStem("t")}.json`]);
   });
 
-  it("writes a large state that fits as a file within the cap", async () => {
-    await store.save(withOptions("large", 20_000));
-    const size = statSync(path.join(scratch.path, "threads", `${threadFileStem("large")}.json`)).size;
-    expect(size).toBeGreaterThan(MAX_JSON_FILE_BYTES / 4);
-    expect(size).toBeLessThanOrEqual(MAX_JSON_FILE_BYTES);
+  it("writes a state at the cap as a file of exactly the cap: the compact text every store measures", async () => {
+    await store.save(stateOfBytes("large", MAX_JSON_FILE_BYTES));
+    expect(statSync(path.join(scratch.path, "threads", `${threadFileStem("large")}.json`)).size).toBe(MAX_JSON_FILE_BYTES);
   });
 });

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { KEPT_INPUT_FIELDS, type ThreadState } from "../../../lib/state/thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadStore } from "../../../lib/state/thread-store.js";
+import { MAX_THREAD_STATE_BYTES } from "../../../lib/state/thread-state-codec.js";
 import { threadState, sha256 } from "./thread-state-fixture.js";
 
 export interface StoreUnderTest {
@@ -31,6 +32,17 @@ export function withOptions(threadId: string, count: number): ThreadState {
       pending: { "q-1": { value: { inputId: "q-1", kind: "ask_user_question", options, required: true }, sideband: false } },
     },
   };
+}
+
+/**
+ * A state whose compact JSON is exactly `bytes` long: the question's last
+ * label is padded (ASCII, one byte a character) to make up the rest.
+ */
+export function stateOfBytes(threadId: string, bytes: number): ThreadState {
+  const state = withOptions(threadId, 40_000);
+  const options = (state.execution.pending["q-1"]!.value as { options: Array<{ label: string }> }).options;
+  options.at(-1)!.label += "x".repeat(bytes - Buffer.byteLength(JSON.stringify(state), "utf8"));
+  return state;
 }
 
 const failureOf = (promise: Promise<unknown>) =>
@@ -250,6 +262,16 @@ export function describeThreadStoreContract(name: string, open: () => Promise<St
       await expect(saving).rejects.toThrow(/larger than 4194304 bytes/);
       expect(await under.readRaw("t")).toBe(before);
       expect(await store.load("t")).toEqual(threadState("t"));
+    });
+
+    it("measures a state as its compact JSON, as every store does: the cap itself is kept, a byte more refused", async () => {
+      const atCap = stateOfBytes("t", MAX_THREAD_STATE_BYTES);
+      await store.save(atCap);
+      expect(await store.load("t")).toEqual(atCap);
+      const over = store.save(stateOfBytes("t", MAX_THREAD_STATE_BYTES + 1));
+      await expect(over).rejects.toThrow(StatePersistenceError);
+      await expect(over).rejects.toThrow(/larger than 4194304 bytes/);
+      expect(await store.load("t")).toEqual(atCap);
     });
 
     it("saves a large state that fits, and loads it back", async () => {
