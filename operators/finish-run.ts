@@ -1,6 +1,7 @@
 /**
- * The `run-end` signal → `RUN_FINISHED` (outcome `success`, or `interrupt`
- * with the committed interrupts) or `RUN_ERROR {code, message}`, with the
+ * The `run-end` signal → `RUN_FINISHED` (outcome `success`, `interrupt`
+ * with the committed interrupts, or `cancelled` when the user cancelled what
+ * the run waited on) or `RUN_ERROR {code, message}`, with the
  * run's usage. This is the last stage that sees
  * kernel signals: whatever no projector claimed (task ids, states) stops
  * here, so what leaves is AG-UI events only.
@@ -30,7 +31,11 @@ export function finishRun({ threadId, runId, describe }: FinishRunOptions): Oper
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};
     if (item.error) return [{ ...runErrorEvent(item.error, describe), ...usage }];
-    const outcome = item.interrupts?.length ? { type: "interrupt" as const, interrupts: item.interrupts } : { type: "success" as const };
+    const outcome = item.cancelled
+      ? { type: "cancelled" as const }
+      : item.interrupts?.length
+        ? { type: "interrupt" as const, interrupts: item.interrupts }
+        : { type: "success" as const };
     return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome, ...usage }];
   });
 }

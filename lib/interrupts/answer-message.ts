@@ -55,7 +55,7 @@ export type AnswerDelivery =
       /** A cloud resource selection's answer as an object, for a kernel that reads `metadata.iac_code.inputResponse`. */
       inputResponse?: JsonObject;
     }
-  /** CancelTask; the run then ends with `CANCELLED`. */
+  /** CancelTask; the run then finishes with `outcome: cancelled`, each tool call that asked answered as cancelled. */
   | { call: "cancel" };
 
 /** The kernel correlates by toolUseId; a projection without one is sent `""` rather than a made-up id. */

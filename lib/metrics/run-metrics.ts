@@ -32,7 +32,7 @@ export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedA
             metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
           }
           if (item === HEARTBEAT) return;
-          if (item.type === EventType.RUN_FINISHED) outcome = item.outcome?.type === "interrupt" ? "interrupt" : "success";
+          if (item.type === EventType.RUN_FINISHED) outcome = finishedOutcome(item.outcome?.type);
           else if (item.type === EventType.RUN_ERROR) {
             outcome = "error";
             code = item.code;
@@ -46,3 +46,6 @@ export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedA
 /** What a run request asks for, as a label. */
 export const runKindOf = (input: ValidRunInput): RunKind =>
   isGuidanceRun(input) ? "guidance" : input.resume === undefined ? "new" : "resume";
+
+/** RUN_FINISHED's outcome as a label: one with no outcome (an older client's shape) is a success. */
+const finishedOutcome = (type: string | undefined): RunOutcome => (type === "interrupt" || type === "cancelled" ? type : "success");

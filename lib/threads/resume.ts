@@ -16,6 +16,7 @@ import { concat, concatMap, defer, EMPTY, from, mergeMap, Observable, of } from 
 import { iacCodeMetadata } from "../a2a/request-mapping.js";
 import type { KernelInput } from "../model/kernel-signal.js";
 import { AguiError, toAguiError } from "../errors.js";
+import { messageFor } from "../i18n/index.js";
 import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
@@ -57,17 +58,24 @@ interface FreshInputs {
   fresh: KernelInput[];
 }
 
+/** The user cancelled a question or a confirmation: the task is cancelled, and each tool call that asked gets its result. */
+interface CancelledByUser {
+  toolResults: KernelSignal[];
+}
+
 export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
   return defer(() => from(prepare(context))).pipe(
     mergeMap((prepared) =>
       prepared instanceof AguiError
         ? of(settled(prepared))
-        : "fresh" in prepared
-          ? concat(
-              missedPipelineEvents(context),
-              of<KernelSignal>({ kind: "run-end", error: undefined, kernelSettled: true, inputs: prepared.fresh }),
-            )
-          : concat(missedPipelineEvents(context), deliver(context, prepared)),
+        : "toolResults" in prepared
+          ? from<KernelSignal[]>([...prepared.toolResults, { kind: "run-end", error: undefined, kernelSettled: true, cancelled: true }])
+          : "fresh" in prepared
+            ? concat(
+                missedPipelineEvents(context),
+                of<KernelSignal>({ kind: "run-end", error: undefined, kernelSettled: true, inputs: prepared.fresh }),
+              )
+            : concat(missedPipelineEvents(context), deliver(context, prepared)),
     ),
   );
 }
@@ -80,7 +88,8 @@ function missedPipelineEvents({ input, thread, a2a }: ResumeContext): Observable
 }
 
 /** Everything that can refuse the resume before an answer leaves: the answers to send, or why not. */
-async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answer[] | FreshInputs | AguiError> {
+async function prepare(context: ResumeContext): Promise<Answer[] | FreshInputs | CancelledByUser | AguiError> {
+  const { input, thread, a2a, now } = context;
   const listed: ResumeEntry[] = input.resume ?? [];
   const { execution } = thread.state;
   const taskId = execution.taskId;
@@ -130,9 +139,11 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
       }),
     }));
     if (deliveries.some(({ delivery }) => delivery.call === "cancel")) {
+      // Read before the execution ends: ending it forgets what was pending.
+      const toolResults = cancelledToolResults(context, ordered);
       await a2a.cancelTask(taskId);
       await thread.end();
-      return new AguiError("CANCELLED", { reason: "byInterrupt" });
+      return { toolResults };
     }
     return deliveries.map(({ entry, delivery }) => ({
       interruptId: entry.interruptId,
@@ -143,6 +154,31 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
   } catch (error) {
     return toAguiError(error, "A2A_UNAVAILABLE");
   }
+}
+
+/**
+ * A result for each tool call the cancelled interrupts leave open: the
+ * kernel's own (`toolUseId`), and the interrupt's when the client shows it
+ * as a tool call too. A call with no result below it is a question a chat
+ * shows as still waiting.
+ */
+function cancelledToolResults({ thread, language, interruptsAsTools }: ResumeContext, entries: readonly ResumeEntry[]): KernelSignal[] {
+  const content = messageFor(new AguiError("CANCELLED", { reason: "byInterrupt" }), language);
+  const result = (toolCallId: string, result: unknown): KernelSignal => ({
+    kind: "tool",
+    status: "completed",
+    toolCallId,
+    toolName: "tool",
+    input: undefined,
+    result,
+  });
+  return entries.flatMap(({ interruptId, status, payload }) => {
+    const { toolUseId } = thread.state.execution.pending[interruptId]?.value ?? {};
+    return [
+      ...(interruptsAsTools ? [result(interruptId, { status, payload: payload ?? null })] : []),
+      ...(typeof toolUseId === "string" && toolUseId !== "" ? [result(toolUseId, content)] : []),
+    ];
+  });
 }
 
 /**
