@@ -58,11 +58,11 @@ describe("cancelling an interrupt keeps the chat usable", () => {
     ["question", "toolu_question_1"],
     ["deploy-confirm", "toolu_confirm_1"],
   ])(
-    "%s cancelled: RUN_FINISHED {outcome: cancelled}, the tool call answered as cancelled, and the next message runs",
+    "%s cancelled: RUN_FINISHED with result {cancelled: true}, the tool call answered as cancelled, and the next message runs",
     async (fixture, toolCallId) => {
       const { agent, props, cancel } = await cancelled(fixture);
       expect(terminalOf(cancel.events)).toEqual([
-        expect.objectContaining({ type: EventType.RUN_FINISHED, outcome: { type: "cancelled" } }),
+        expect.objectContaining({ type: EventType.RUN_FINISHED, outcome: { type: "success" }, result: { cancelled: true } }),
       ]);
       expect(agent.pendingInterrupts).toEqual([]);
       const result = agent.messages.find((message) => message.role === "tool" && message.toolCallId === toolCallId);

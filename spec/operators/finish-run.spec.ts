@@ -37,11 +37,11 @@ describe("finishRun", () => {
 });
 
 describe("finishRun of a run the user cancelled at an interrupt", () => {
-  it("finishes with outcome cancelled, not RUN_ERROR: a client clears its pending interrupts only on RUN_FINISHED", () => {
+  it("finishes (RUN_FINISHED, not RUN_ERROR: a client clears its pending interrupts only then) with a result that says cancelled", () => {
     marbles().run(({ cold, expectObservable }) => {
       const items = cold("a|", { a: { kind: "run-end", error: undefined, kernelSettled: true, cancelled: true } as RunItem });
       expectObservable(items.pipe(finishRun(options))).toBe("f|", {
-        f: { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "cancelled" } },
+        f: { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "success" }, result: { cancelled: true } },
       });
     });
   });
