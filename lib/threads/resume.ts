@@ -184,33 +184,34 @@ function cancelledToolResults({ thread, language, interruptsAsTools }: ResumeCon
 /**
  * The cold-resume preflight (contract §5): a kernel that restarted brings
  * the session back from its backup before anything else is asked of it. A
- * session it has no backup of is lost; one whose backup is still syncing
- * throws SESSION_BACKUP_NOT_READY with the interrupts kept, to be retried.
- * Without a session id (the kernel never named one) there is nothing to ask.
+ * session it has no backup of is EXECUTION_LOST; one whose backup is still
+ * syncing SESSION_BACKUP_NOT_READY. Either way the interrupts are kept, as
+ * the reference adapter keeps them: the kernel may yet bring the session
+ * back, and until they expire or the execution is cancelled they are what
+ * a client can answer. Without a session id (the kernel never named one)
+ * there is nothing to ask.
  */
 async function ensureSessionRestored(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
   const sessionId = thread.state.iacCodeSessionId;
   if (!sessionId) return;
   const status = await a2a.ensureRestored({ cwd: thread.state.cwd, sessionId, taskId });
-  if (status === "lost") {
-    await thread.end();
-    throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
-  }
+  if (status === "lost") throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
 }
 
 /**
  * The task must still be this thread's, and still waiting: a task the kernel
- * lost or finished cannot be resumed. Gives back the inputs it waits on.
- * Only the kernel saying the task is gone loses it: a kernel out of reach
- * is A2A_UNAVAILABLE, and the interrupts stay answerable.
+ * finished cannot be resumed, and its execution ends. Gives back the inputs
+ * it waits on. A task the kernel does not know (any more) is EXECUTION_LOST
+ * with the interrupts kept, as the reference adapter keeps them (a kernel
+ * that restarted may not have restored it yet); a kernel out of reach is
+ * A2A_UNAVAILABLE, the interrupts kept too.
  */
 async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<KernelInput[]> {
   const now = await taskNow((id) => a2a.getTask(id), taskId, thread.state.contextId);
   if (now.kind === "live") return now.inputs;
+  if (now.kind === "gone") throw new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: now.cause });
   await thread.end();
-  throw now.kind === "gone"
-    ? new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: now.cause })
-    : new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
+  throw new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
 }
 
 function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSignal> {
@@ -253,7 +254,7 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
         try {
           await a2a.sendMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } });
         } catch (error) {
-          return [settled(toAguiError(error, "A2A_UNAVAILABLE"))];
+          return [settled(notAccepted(error))];
         }
         await thread.accept([answer]);
       }
@@ -299,6 +300,19 @@ function keep(signal: KernelSignal, update: A2AUpdate, first: boolean, last: boo
   return true;
 }
 
+/**
+ * Why an answer the kernel has not accepted failed. A JSON-RPC error there
+ * is the kernel refusing the answer, not the execution failing: the
+ * interrupt is still answerable, so it is A2A_UNAVAILABLE as the reference
+ * adapter has it (the kernel's code and message kept for the logs and the
+ * message's detail), or SESSION_BACKUP_NOT_READY to be retried.
+ */
+function notAccepted(error: unknown): AguiError {
+  const failure = toAguiError(error, "A2A_UNAVAILABLE");
+  if (failure.code !== "A2A_EXECUTION_FAILED") return failure;
+  return new AguiError("A2A_UNAVAILABLE", { ...failure.params, reason: "answerNotAccepted" }, { cause: failure.cause });
+}
+
 /** An answer stream that fails or ends before the kernel accepted anything leaves the interrupt answerable. */
 function notAcceptedIsSettled(notYetAccepted: () => boolean) {
   return (source: Observable<KernelSignal>): Observable<KernelSignal> =>
@@ -307,7 +321,7 @@ function notAcceptedIsSettled(notYetAccepted: () => boolean) {
         next: (signal) => subscriber.next(signal),
         error: (error: unknown) => {
           if (!notYetAccepted()) return subscriber.error(error);
-          subscriber.next(settled(toAguiError(error, "A2A_UNAVAILABLE")));
+          subscriber.next(settled(notAccepted(error)));
           subscriber.complete();
         },
         complete: () => {
