@@ -29,6 +29,7 @@ import { taskNow } from "./task-now.js";
 import { pendingExpired } from "./thread-transitions.js";
 import type { ThreadRun } from "./thread-run.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
+import { realWorkspacePath } from "../workspace.js";
 
 export interface ResumeContext {
   input: ValidRunInput;
@@ -194,7 +195,7 @@ function cancelledToolResults({ thread, language, interruptsAsTools }: ResumeCon
 async function ensureSessionRestored(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
   const sessionId = thread.state.iacCodeSessionId;
   if (!sessionId) return;
-  const status = await a2a.ensureRestored({ cwd: thread.state.cwd, sessionId, taskId });
+  const status = await a2a.ensureRestored({ cwd: realWorkspacePath(thread.state.cwd), sessionId, taskId });
   if (status === "lost") throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
 }
 
