@@ -350,3 +350,29 @@ describe("RESUME_PAYLOAD_INVALID.noAnswer", () => {
     }
   });
 });
+
+describe("the language of a request that names none", () => {
+  let harness: Harness;
+  const saved = { LC_ALL: process.env.LC_ALL, LC_MESSAGES: process.env.LC_MESSAGES, LANG: process.env.LANG };
+  beforeAll(async () => {
+    harness = await startHarness();
+    // The service's process runs in a German locale.
+    process.env.LC_ALL = "de_DE.UTF-8";
+  });
+  afterAll(async () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await harness.close();
+  });
+
+  it("is the process's locale, as the reference adapter falls back to it; a request's own language still wins", async () => {
+    // fetch sends `Accept-Language: *` unless told otherwise: any language, which names none.
+    const unnamed = await postRun(harness.service.url, "{not json");
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.json).toMatchObject({ error: { code: "INVALID_JSON", message: say("de", "INVALID_JSON") } });
+    const named = await postRun(harness.service.url, "{not json", inLanguage("ja"));
+    expect(named.json).toMatchObject({ error: { code: "INVALID_JSON", message: say("ja", "INVALID_JSON") } });
+  });
+});
