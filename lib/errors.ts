@@ -72,6 +72,13 @@ export class AguiError extends Error {
   }
 }
 
+/**
+ * When a client refused THREAD_BUSY may try again: the common case is Stop
+ * then a new message, and the stopped run lets go of its thread within
+ * about a second.
+ */
+export const THREAD_BUSY_RETRY_AFTER_S = 1;
+
 /** Anything thrown becomes an AguiError; unknown failures keep their cause for logs. */
 export function toAguiError(error: unknown, fallback: ErrorCode = "INTERNAL_ERROR"): AguiError {
   return error instanceof AguiError ? error : new AguiError(fallback, {}, { cause: error });

@@ -137,7 +137,8 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
             executionId: execution.executionId,
             contextId: thread.state.contextId,
             rosInvocationId: execution.rosInvocationId,
-            known: { taskId: execution.taskId, sessionId: thread.state.iacCodeSessionId },
+            // The session event tells ROS the parked execution took the answer: a resume names its ids only once the kernel accepted one.
+            known: isResume ? { taskId: null, sessionId: null } : { taskId: execution.taskId, sessionId: thread.state.iacCodeSessionId },
           },
           pipelineSequence: execution.pipelineSequence,
           pipelineOpenSteps: execution.pipelineOpenSteps,

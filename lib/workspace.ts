@@ -35,6 +35,13 @@ function realPathOf(absolute: string): string {
 }
 
 /**
+ * The directory a workspace path names, as the kernel is to be told it:
+ * absolute, its symlinks resolved (as the reference adapter resolves it),
+ * so the kernel keys its sessions on one path whichever link a client used.
+ */
+export const realWorkspacePath = (cwd: string): string => realPathOf(path.resolve(cwd));
+
+/**
  * Two cwds name the same workspace when they resolve to the same directory
  * (`/tmp/` and `/tmp`, or a link and its target): what a thread's binding
  * compares.

@@ -18,6 +18,16 @@ export interface FinishRunOptions {
   describe: (error: AguiError) => string;
 }
 
+/**
+ * The `result` of a run whose interrupt the user cancelled, with outcome
+ * `success`. AG-UI 1.0 has `outcome: {type: "cancelled"}`, but a 0.0.x client
+ * rejects it and keeps its pending interrupts, and CopilotKit 1.75 is one
+ * even behind a 1.0 HttpAgent (its runtime and client core are on 0.0.59),
+ * so no request can tell the service it may send it. Any RUN_FINISHED clears
+ * a client's pending interrupts; this says why the run ended.
+ */
+export const CANCELLED_RESULT = { cancelled: true } as const;
+
 export const runErrorEvent = (error: AguiError, describe: FinishRunOptions["describe"]): AGUIEvent => ({
   type: EventType.RUN_ERROR,
   code: error.code,
@@ -30,6 +40,8 @@ export function finishRun({ threadId, runId, describe }: FinishRunOptions): Oper
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};
     if (item.error) return [{ ...runErrorEvent(item.error, describe), ...usage }];
+    if (item.cancelled)
+      return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: "success" }, result: CANCELLED_RESULT, ...usage }];
     const outcome = item.interrupts?.length ? { type: "interrupt" as const, interrupts: item.interrupts } : { type: "success" as const };
     return [{ type: EventType.RUN_FINISHED, threadId, runId, outcome, ...usage }];
   });

@@ -4,11 +4,11 @@
  * here logs: the metadata carries the caller's credentials to the kernel.
  */
 import { createHash } from "node:crypto";
-import path from "node:path";
 import type { ImagePart, RunAgentInput, UserMessage } from "@ag-ui/core";
 import { AguiError } from "../errors.js";
 import { detailParams } from "../i18n/detail.js";
 import type { IacCodeExtension, ValidRunInput } from "../model/run-input.js";
+import { realWorkspacePath } from "../workspace.js";
 
 /**
  * A2A 1.0 parts as ProtoJSON, the form the kernel reads (the SDK's `Part`
@@ -127,7 +127,7 @@ export function iacCodeMetadata(ext: IacCodeExtension, language: string): IacCod
   const thinking = ext.thinking;
   const cloud = ext.alibabaCloud;
   return withoutEmpty({
-    cwd: path.resolve(ext.cwd),
+    cwd: realWorkspacePath(ext.cwd),
     // An all-blank model is no override at all.
     iac_code_model: ext.model?.trim() || undefined,
     iac_code_api_key: ext.llmApiKey,

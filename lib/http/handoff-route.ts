@@ -109,7 +109,7 @@ function needsDelivery(answer: unknown): boolean {
  * owner. The pending input is the client's original RunAgentInput when the
  * kernel kept it, else its text and images (each checked against the digest
  * and size the kernel recorded for it). An input that answers interrupts is a
- * resume; any other is a guidance run.
+ * resume; any other is a guidance run in pipeline mode, a new turn otherwise.
  */
 export function pendingRunInput(payload: Json): Json {
   const receipt = payload.receipt;
@@ -150,7 +150,8 @@ export function pendingRunInput(payload: Json): Json {
   const interruptAnswers = pending.interrupt_responses;
   const resume = Array.isArray(interruptAnswers) && interruptAnswers.length > 0 ? interruptAnswers : envelope.resume;
   const isResume = Array.isArray(resume) ? resume.length > 0 : resume !== undefined && resume !== null;
-  iacCode.activeGuidance = !isResume;
+  // Guidance steers a running pipeline; outside one it would be refused, and the pending input is a new turn.
+  iacCode.activeGuidance = !isResume && receipt.mode === "pipeline";
   const input: Json = {
     ...envelope,
     threadId: identity.threadId,

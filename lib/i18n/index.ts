@@ -50,20 +50,36 @@ function acceptedLanguages(header: string): string[] {
 }
 
 /**
+ * The language of the process, as the reference adapter falls back to it:
+ * the POSIX locale variables in their order of precedence (`C` and `POSIX`
+ * name none), else the runtime's own locale; undefined unless a locale file
+ * exists for it. Read on each call: it is cheap, and a test may set it.
+ */
+export function processLanguage(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const value of [env.LC_ALL, env.LC_MESSAGES, env.LANG]) {
+    if (!value) continue;
+    const language = supported(value);
+    if (language) return language;
+  }
+  return supported(Intl.DateTimeFormat().resolvedOptions().locale);
+}
+
+/**
  * The language of a request's messages, also forwarded to the kernel as
  * `preferredLanguage`: `forwardedProps.iacCode.preferredLanguage` if a locale
- * exists for it, else the best `Accept-Language` match (`*` is the default),
- * else the default.
+ * exists for it, else the best `Accept-Language` match before a `*`, else
+ * the process's language, else the default.
  */
 export function resolveLanguage(preferred: string | undefined, acceptLanguage: string | undefined): string {
   const fromPreferred = preferred === undefined ? undefined : supported(preferred);
   if (fromPreferred) return fromPreferred;
   for (const tag of acceptedLanguages(acceptLanguage ?? "")) {
-    if (tag === "*") return DEFAULT_LANGUAGE;
+    // Any language names none (fetch sends `*` unless told otherwise).
+    if (tag === "*") break;
     const language = supported(tag);
     if (language) return language;
   }
-  return DEFAULT_LANGUAGE;
+  return processLanguage() ?? DEFAULT_LANGUAGE;
 }
 
 /** `{name}` → `params.name`; a placeholder without a value stays as written so the gap is visible. */

@@ -13,12 +13,12 @@ import type { ValidAnswer } from "./validate-answer.js";
 import { isJsonObject, isNonEmptyString, type JsonObject } from "../model/json.js";
 
 /**
- * Marks a text message as a structured cloud resource selection answer. The
- * kernel's value is not in any version of the contract we could read, so
- * this one is a placeholder chosen to be unmistakable: confirm it against the
- * kernel (its `iac_code.a2a.resource_selector` module) before relying on it.
+ * Marks a text message as a structured cloud resource selection answer: the
+ * kernel's own prefix (`RESOURCE_SELECTION_QUERY_PREFIX` of its
+ * `iac_code.a2a.resource_selector`), which the reference adapter sends
+ * before the compact JSON of the answer.
  */
-export const RESOURCE_SELECTION_QUERY_PREFIX = "[iac-code:cloud_resource_selection]";
+export const RESOURCE_SELECTION_QUERY_PREFIX = "IAC_CODE_RESOURCE_SELECTION:";
 
 export interface AnswerContext {
   /** The bound task: every answer goes to the task and context that asked (contract §5). */
@@ -52,10 +52,10 @@ export type AnswerDelivery =
       message: ResumeMessage;
       /** The TOOL_CALL_RESULT the run emits first, closing the tool call that asked. */
       toolResult?: { toolCallId: string; content: string };
-      /** A cloud resource selection's answer as an object, for a kernel that reads `metadata.iac_code.inputResponse`. */
+      /** A cloud resource selection's answer as an object, also for a kernel version that reads `metadata.iac_code.inputResponse`. */
       inputResponse?: JsonObject;
     }
-  /** CancelTask; the run then ends with `CANCELLED`. */
+  /** CancelTask; the run then finishes with `outcome: cancelled`, each tool call that asked answered as cancelled. */
   | { call: "cancel" };
 
 /** The kernel correlates by toolUseId; a projection without one is sent `""` rather than a made-up id. */
@@ -158,10 +158,11 @@ export function answerMessage(pending: PendingInput, answer: ValidAnswer, ctx: A
       };
     }
     case "cloud_resource_selection": {
-      // No early TOOL_CALL_RESULT: the kernel's selector tool reports the outcome itself.
       const inputResponse = resourceSelection(value, answer, ctx);
       const text = RESOURCE_SELECTION_QUERY_PREFIX + pythonJsonDumps(inputResponse, { compact: true });
-      return { call: "stream", message: textMessage(`agui-resume-${ctx.runId}`, text, ctx), inputResponse };
+      // A selection closes its tool call at once with the label the user picked, as the reference adapter does; a cancel does not.
+      const picked = inputResponse.status === "selected" ? toolResult(pythonStr(inputResponse.label ?? inputResponse.value)) : {};
+      return { call: "stream", message: textMessage(`agui-resume-${ctx.runId}`, text, ctx), inputResponse, ...picked };
     }
     case "deployment_confirmation":
     case "selection": {

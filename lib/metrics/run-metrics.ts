@@ -5,7 +5,9 @@
  */
 import { EventType } from "@ag-ui/core";
 import { defer, finalize, tap, type MonoTypeOperatorFunction } from "rxjs";
+import { CANCELLED_RESULT } from "../../operators/finish-run.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import { isJsonObject } from "../model/json.js";
 import type { SseItem } from "../run-pipeline.js";
 import { isGuidanceRun } from "../threads/guidance.js";
 import type { ValidRunInput } from "../model/run-input.js";
@@ -32,7 +34,7 @@ export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedA
             metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
           }
           if (item === HEARTBEAT) return;
-          if (item.type === EventType.RUN_FINISHED) outcome = item.outcome?.type === "interrupt" ? "interrupt" : "success";
+          if (item.type === EventType.RUN_FINISHED) outcome = finishedOutcome(item.outcome?.type, item.result);
           else if (item.type === EventType.RUN_ERROR) {
             outcome = "error";
             code = item.code;
@@ -46,3 +48,11 @@ export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedA
 /** What a run request asks for, as a label. */
 export const runKindOf = (input: ValidRunInput): RunKind =>
   isGuidanceRun(input) ? "guidance" : input.resume === undefined ? "new" : "resume";
+
+/** RUN_FINISHED's outcome as a label; a user's cancel of an interrupt finishes with `CANCELLED_RESULT` (see `finish-run.ts`). */
+const finishedOutcome = (type: string | undefined, result: unknown): RunOutcome =>
+  type === "interrupt" || type === "cancelled"
+    ? type
+    : isJsonObject(result) && result.cancelled === CANCELLED_RESULT.cancelled
+      ? "cancelled"
+      : "success";

@@ -16,8 +16,8 @@ export const METRICS_PREFIX = "iac_code_agui_";
 
 /** A new turn, the resume of an interrupt, or guidance for a running task (`threads/guidance.ts`). */
 export type RunKind = "new" | "resume" | "guidance";
-/** How a run ended: RUN_FINISHED's outcome, RUN_ERROR, or a client that left before either. */
-export type RunOutcome = "success" | "interrupt" | "error" | "abandoned";
+/** How a run ended: RUN_FINISHED's outcome (a user's cancel of an interrupt is `cancelled`), RUN_ERROR, or a client that left before either. */
+export type RunOutcome = "success" | "interrupt" | "cancelled" | "error" | "abandoned";
 /** A run's own stream (`POST /`), or an observer's (subscribe and connect routes). */
 export type StreamKind = "run" | "observer";
 /** How a stream ended: it was over, its client went away, or its client took nothing for `IAC_CODE_AGUI_CLIENT_STALL_S`. */
@@ -48,7 +48,7 @@ export class ServiceMetrics {
 
   readonly runsEnded = new Counter({
     name: `${METRICS_PREFIX}runs_ended_total`,
-    help: "Runs ended, by kind, outcome (success, interrupt, error, abandoned) and RUN_ERROR code (empty unless the outcome is error).",
+    help: "Runs ended, by kind, outcome (success, interrupt, cancelled, error, abandoned) and RUN_ERROR code (empty unless the outcome is error).",
     labelNames: ["kind", "outcome", "code"] as const,
     registers: [this.registry],
   });

@@ -100,6 +100,13 @@ export type KernelSignal =
       pipelineSequence?: number;
       /** The durable open pipeline steps, by key, reopened by the next run (R-MAP-2). */
       openSteps?: string[];
+      /**
+       * The user cancelled what the run waited on (a question, a deployment
+       * confirmation): the run finishes with `outcome: cancelled`, which a
+       * client reads as the end of its pending interrupts; an error would
+       * leave them pending in every client, and the chat locked.
+       */
+      cancelled?: boolean;
     };
 
 /** The kernel's pipeline event envelope (contract §3); only these fields are read, the rest passes verbatim. */

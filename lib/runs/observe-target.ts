@@ -54,7 +54,8 @@ export async function observeTarget(target: ObserveTarget, deps: ObserveTargetDe
   const byExecution = target.executionId !== undefined;
   const state = await loadThread(deps.store, threadId);
   if (byExecution) checkExecution(state, target);
-  const runId = `${byExecution ? "observe" : "connect"}-${randomUUID()}`;
+  // A subscribe that names the run it watches is told that run id back, as the reference adapter echoes it.
+  const runId = byExecution && target.runId !== undefined ? target.runId : `${byExecution ? "observe" : "connect"}-${randomUUID()}`;
   if (state === undefined) return unknownThread(threadId, runId);
   const { execution } = state;
   const observed$ = observeExecution(

@@ -14,7 +14,7 @@ import { canonicalDigest } from "../state/canonical-digest.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { acquireThread, loadThread } from "./load-thread.js";
-import { AguiError } from "../errors.js";
+import { AguiError, THREAD_BUSY_RETRY_AFTER_S } from "../errors.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
@@ -114,7 +114,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
   checkRunId(await loadThread(store, input.threadId), input, digest);
   let lease = await acquireThread(store, input.threadId);
   if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await acquireThread(store, input.threadId);
-  if (!lease) throw new AguiError("THREAD_BUSY");
+  if (!lease) throw new AguiError("THREAD_BUSY", {}, { retryAfterS: THREAD_BUSY_RETRY_AFTER_S });
   try {
     // Under the lease the file is authoritative: another run may have changed it since the first look.
     let state = await loadThread(store, input.threadId);

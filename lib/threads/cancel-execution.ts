@@ -4,7 +4,7 @@
  * pending interrupts. An execution that already ended says so; one this
  * thread never had, or asked for with another invocation id, is not found.
  */
-import { AguiError } from "../errors.js";
+import { AguiError, THREAD_BUSY_RETRY_AFTER_S } from "../errors.js";
 import type { ThreadState } from "../state/thread-state.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { rpcErrorOf } from "../a2a/client.js";
@@ -81,7 +81,7 @@ export async function cancelStoredExecution<T>(
 }
 
 const busy = (): never => {
-  throw new AguiError("THREAD_BUSY");
+  throw new AguiError("THREAD_BUSY", {}, { retryAfterS: THREAD_BUSY_RETRY_AFTER_S });
 };
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Guidance runs (wire contract §10, issue 13): a user steers the thread's
- * running pipeline. A RunAgentInput with `activeGuidance: true`,
- * `runMode: "pipeline"`, a `guidanceId` and an `inputDigest` (and no
- * resume) sends its user message to the task the thread's run is streaming,
+ * running pipeline. A RunAgentInput with `activeGuidance: true` and
+ * `runMode: "pipeline"` (a `guidanceId` and an `inputDigest` optional, as
+ * the reference adapter takes them; no resume) sends its user message to
+ * the task the thread's run is streaming,
  * with `guidance_id` and `input_digest` in `metadata.iac_code`, checks the
  * answer stream (no error, the bound task and context), and shows its
  * client only RUN_STARTED and RUN_FINISHED: what the guidance changes, the
@@ -14,7 +15,7 @@
  * RUN_ID_CONFLICT, through the run that holds the thread, in order with that
  * run's own writes (a write of its own would be lost to the run's next).
  */
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
 import { concat, defer, ignoreElements, of, tap, type Observable } from "rxjs";
 import { endWithRunError } from "../../operators/end-with-run-error.js";
 import { runErrorEvent } from "../../operators/finish-run.js";
@@ -24,7 +25,7 @@ import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError, toAguiError } from "../errors.js";
 import { runStartedEvent } from "../model/run-started.js";
 import { isJsonObject } from "../model/json.js";
-import type { ThreadState } from "../state/thread-state.js";
+import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadStore } from "../state/thread-store.js";
 import { loadThread } from "./load-thread.js";
 import type { ValidRunInput } from "../model/run-input.js";
@@ -39,10 +40,8 @@ export interface GuidanceTarget {
   contextId: string;
 }
 
-export const isGuidanceRun = (input: ValidRunInput): boolean => {
-  const ext = input.forwardedProps.iacCode;
-  return ext.activeGuidance === true && ext.runMode === "pipeline" && input.resume === undefined;
-};
+/** Any request that asks for guidance is one: one that cannot be (not a pipeline, or a resume) is refused, never run as a new turn. */
+export const isGuidanceRun = (input: ValidRunInput): boolean => input.forwardedProps.iacCode.activeGuidance === true;
 
 /** DUPLICATE_RUN_ID for the same request again, RUN_ID_CONFLICT for another one under a used run id. */
 function checkRunId(state: ThreadState, runId: string, digest: string): void {
@@ -51,19 +50,33 @@ function checkRunId(state: ThreadState, runId: string, digest: string): void {
   throw new AguiError(previous === digest ? "DUPLICATE_RUN_ID" : "RUN_ID_CONFLICT");
 }
 
+/** The execution a guidance run would steer is not there to steer: the reference adapter's code and message for it. */
+const nothingToSteer = () => new AguiError("EXECUTION_LOST");
+
 /**
  * The running task the guidance is for, once its run id is on record.
- * `active` is the run of this process that holds the thread, if any: a
- * thread without one has no task running here to steer (NO_RUNNING_TASK),
- * nor has one whose task is not known yet, waits for answers, or ended.
+ * `active` is the run of this process that holds the thread, if any. As
+ * the reference adapter refuses them: a resume, or a run outside pipeline
+ * mode, is EXECUTION_LOST (409, never a new turn); so is a thread without
+ * a run here, or whose task is not known yet or ended; one whose execution
+ * waits for answers is RESUME_REQUIRED, naming them.
  */
-export async function admitGuidance(input: ValidRunInput, active: ThreadRun | undefined, store: ThreadStore): Promise<GuidanceTarget> {
+export async function admitGuidance(
+  input: ValidRunInput,
+  active: ThreadRun | undefined,
+  store: ThreadStore,
+  toInterrupt: (pending: PendingInput) => Interrupt,
+): Promise<GuidanceTarget> {
   const ext = input.forwardedProps.iacCode;
   const digest = requestDigest(input);
   // A replayed request is told DUPLICATE_RUN_ID whether or not its task still runs.
   const stored = active?.state ?? (await loadThread(store, input.threadId));
   if (stored !== undefined) checkRunId(stored, input.runId, digest);
-  if (active === undefined) throw new AguiError("NO_RUNNING_TASK");
+  if (input.resume !== undefined || ext.runMode !== "pipeline") throw nothingToSteer();
+  if (stored !== undefined && hasPending(stored)) {
+    throw new AguiError("RESUME_REQUIRED", {}, { details: { interrupts: Object.values(stored.execution.pending).map(toInterrupt) } });
+  }
+  if (active === undefined) throw nothingToSteer();
   const check = (state: ThreadState): GuidanceTarget => {
     checkRunId(state, input.runId, digest);
     if (!sameWorkspace(state.cwd, ext.cwd)) throw new AguiError("THREAD_BINDING_CONFLICT", { reason: "workspace" });
@@ -71,7 +84,7 @@ export async function admitGuidance(input: ValidRunInput, active: ThreadRun | un
     const { execution } = state;
     const ended = state.terminalExecutionIds.includes(execution.executionId);
     const running = execution.taskId !== null && !ended && !hasPending(state) && execution.rosInvocationId === ext.rosInvocationId;
-    if (!running) throw new AguiError("NO_RUNNING_TASK");
+    if (!running) throw nothingToSteer();
     return { taskId: execution.taskId!, contextId: state.contextId };
   };
   // Checked before the write too, so a refusal leaves the thread's queue of writes alone.
@@ -80,7 +93,7 @@ export async function admitGuidance(input: ValidRunInput, active: ThreadRun | un
   const recorded = await active.recordGuidanceRun(input.runId, digest, (state) => {
     target = check(state);
   });
-  if (!recorded || target === undefined) throw new AguiError("NO_RUNNING_TASK");
+  if (!recorded || target === undefined) throw nothingToSteer();
   return target;
 }
 

@@ -16,6 +16,7 @@ import { concat, concatMap, defer, EMPTY, from, mergeMap, Observable, of } from 
 import { iacCodeMetadata } from "../a2a/request-mapping.js";
 import type { KernelInput } from "../model/kernel-signal.js";
 import { AguiError, toAguiError } from "../errors.js";
+import { messageFor } from "../i18n/index.js";
 import { answerMessage, checkResumeEntries, resumeDigest, validateAnswer, type AnswerDelivery } from "../interrupts/index.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
@@ -28,6 +29,7 @@ import { taskNow } from "./task-now.js";
 import { pendingExpired } from "./thread-transitions.js";
 import type { ThreadRun } from "./thread-run.js";
 import { kernelInputsOf } from "../interrupts/keep-input.js";
+import { realWorkspacePath } from "../workspace.js";
 
 export interface ResumeContext {
   input: ValidRunInput;
@@ -57,17 +59,24 @@ interface FreshInputs {
   fresh: KernelInput[];
 }
 
+/** The user cancelled a question or a confirmation: the task is cancelled, and each tool call that asked gets its result. */
+interface CancelledByUser {
+  toolResults: KernelSignal[];
+}
+
 export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
   return defer(() => from(prepare(context))).pipe(
     mergeMap((prepared) =>
       prepared instanceof AguiError
         ? of(settled(prepared))
-        : "fresh" in prepared
-          ? concat(
-              missedPipelineEvents(context),
-              of<KernelSignal>({ kind: "run-end", error: undefined, kernelSettled: true, inputs: prepared.fresh }),
-            )
-          : concat(missedPipelineEvents(context), deliver(context, prepared)),
+        : "toolResults" in prepared
+          ? from<KernelSignal[]>([...prepared.toolResults, { kind: "run-end", error: undefined, kernelSettled: true, cancelled: true }])
+          : "fresh" in prepared
+            ? concat(
+                missedPipelineEvents(context),
+                of<KernelSignal>({ kind: "run-end", error: undefined, kernelSettled: true, inputs: prepared.fresh }),
+              )
+            : concat(missedPipelineEvents(context), deliver(context, prepared)),
     ),
   );
 }
@@ -80,7 +89,8 @@ function missedPipelineEvents({ input, thread, a2a }: ResumeContext): Observable
 }
 
 /** Everything that can refuse the resume before an answer leaves: the answers to send, or why not. */
-async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answer[] | FreshInputs | AguiError> {
+async function prepare(context: ResumeContext): Promise<Answer[] | FreshInputs | CancelledByUser | AguiError> {
+  const { input, thread, a2a, now } = context;
   const listed: ResumeEntry[] = input.resume ?? [];
   const { execution } = thread.state;
   const taskId = execution.taskId;
@@ -130,9 +140,11 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
       }),
     }));
     if (deliveries.some(({ delivery }) => delivery.call === "cancel")) {
+      // Read before the execution ends: ending it forgets what was pending.
+      const toolResults = cancelledToolResults(context, ordered);
       await a2a.cancelTask(taskId);
       await thread.end();
-      return new AguiError("CANCELLED", { reason: "byInterrupt" });
+      return { toolResults };
     }
     return deliveries.map(({ entry, delivery }) => ({
       interruptId: entry.interruptId,
@@ -146,35 +158,61 @@ async function prepare({ input, thread, a2a, now }: ResumeContext): Promise<Answ
 }
 
 /**
+ * A result for each tool call the cancelled interrupts leave open: the
+ * kernel's own (`toolUseId`), and the interrupt's when the client shows it
+ * as a tool call too. A call with no result below it is a question a chat
+ * shows as still waiting.
+ */
+function cancelledToolResults({ thread, language, interruptsAsTools }: ResumeContext, entries: readonly ResumeEntry[]): KernelSignal[] {
+  const content = messageFor(new AguiError("CANCELLED", { reason: "byInterrupt" }), language);
+  const result = (toolCallId: string, result: unknown): KernelSignal => ({
+    kind: "tool",
+    status: "completed",
+    toolCallId,
+    toolName: "tool",
+    input: undefined,
+    result,
+  });
+  return entries.flatMap(({ interruptId, status, payload }) => {
+    const { toolUseId } = thread.state.execution.pending[interruptId]?.value ?? {};
+    return [
+      ...(interruptsAsTools ? [result(interruptId, { status, payload: payload ?? null })] : []),
+      ...(typeof toolUseId === "string" && toolUseId !== "" ? [result(toolUseId, content)] : []),
+    ];
+  });
+}
+
+/**
  * The cold-resume preflight (contract §5): a kernel that restarted brings
  * the session back from its backup before anything else is asked of it. A
- * session it has no backup of is lost; one whose backup is still syncing
- * throws SESSION_BACKUP_NOT_READY with the interrupts kept, to be retried.
- * Without a session id (the kernel never named one) there is nothing to ask.
+ * session it has no backup of is EXECUTION_LOST; one whose backup is still
+ * syncing SESSION_BACKUP_NOT_READY. Either way the interrupts are kept, as
+ * the reference adapter keeps them: the kernel may yet bring the session
+ * back, and until they expire or the execution is cancelled they are what
+ * a client can answer. Without a session id (the kernel never named one)
+ * there is nothing to ask.
  */
 async function ensureSessionRestored(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<void> {
   const sessionId = thread.state.iacCodeSessionId;
   if (!sessionId) return;
-  const status = await a2a.ensureRestored({ cwd: thread.state.cwd, sessionId, taskId });
-  if (status === "lost") {
-    await thread.end();
-    throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
-  }
+  const status = await a2a.ensureRestored({ cwd: realWorkspacePath(thread.state.cwd), sessionId, taskId });
+  if (status === "lost") throw new AguiError("EXECUTION_LOST", { reason: "sessionLost" });
 }
 
 /**
  * The task must still be this thread's, and still waiting: a task the kernel
- * lost or finished cannot be resumed. Gives back the inputs it waits on.
- * Only the kernel saying the task is gone loses it: a kernel out of reach
- * is A2A_UNAVAILABLE, and the interrupts stay answerable.
+ * finished cannot be resumed, and its execution ends. Gives back the inputs
+ * it waits on. A task the kernel does not know (any more) is EXECUTION_LOST
+ * with the interrupts kept, as the reference adapter keeps them (a kernel
+ * that restarted may not have restored it yet); a kernel out of reach is
+ * A2A_UNAVAILABLE, the interrupts kept too.
  */
 async function confirmParkedTask(thread: ThreadRun, a2a: RunA2A, taskId: string): Promise<KernelInput[]> {
   const now = await taskNow((id) => a2a.getTask(id), taskId, thread.state.contextId);
   if (now.kind === "live") return now.inputs;
+  if (now.kind === "gone") throw new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: now.cause });
   await thread.end();
-  throw now.kind === "gone"
-    ? new AguiError("EXECUTION_LOST", { reason: "taskNotFound" }, { cause: now.cause })
-    : new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
+  throw new AguiError("EXECUTION_LOST", { reason: "taskEnded" });
 }
 
 function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSignal> {
@@ -217,7 +255,7 @@ function deliver(context: ResumeContext, answers: Answer[]): Observable<KernelSi
         try {
           await a2a.sendMessage({ message: withMetadata(answer), configuration: { acceptedOutputModes: ["text/plain"] } });
         } catch (error) {
-          return [settled(toAguiError(error, "A2A_UNAVAILABLE"))];
+          return [settled(notAccepted(error))];
         }
         await thread.accept([answer]);
       }
@@ -263,6 +301,19 @@ function keep(signal: KernelSignal, update: A2AUpdate, first: boolean, last: boo
   return true;
 }
 
+/**
+ * Why an answer the kernel has not accepted failed. A JSON-RPC error there
+ * is the kernel refusing the answer, not the execution failing: the
+ * interrupt is still answerable, so it is A2A_UNAVAILABLE as the reference
+ * adapter has it (the kernel's code and message kept for the logs and the
+ * message's detail), or SESSION_BACKUP_NOT_READY to be retried.
+ */
+function notAccepted(error: unknown): AguiError {
+  const failure = toAguiError(error, "A2A_UNAVAILABLE");
+  if (failure.code !== "A2A_EXECUTION_FAILED") return failure;
+  return new AguiError("A2A_UNAVAILABLE", { ...failure.params, reason: "answerNotAccepted" }, { cause: failure.cause });
+}
+
 /** An answer stream that fails or ends before the kernel accepted anything leaves the interrupt answerable. */
 function notAcceptedIsSettled(notYetAccepted: () => boolean) {
   return (source: Observable<KernelSignal>): Observable<KernelSignal> =>
@@ -271,7 +322,7 @@ function notAcceptedIsSettled(notYetAccepted: () => boolean) {
         next: (signal) => subscriber.next(signal),
         error: (error: unknown) => {
           if (!notYetAccepted()) return subscriber.error(error);
-          subscriber.next(settled(toAguiError(error, "A2A_UNAVAILABLE")));
+          subscriber.next(settled(notAccepted(error)));
           subscriber.complete();
         },
         complete: () => {

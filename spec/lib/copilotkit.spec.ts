@@ -129,6 +129,33 @@ describe("CopilotKit in front of the service", () => {
     await expectValidServiceRuns(client.agent.threadId, 2);
   });
 
+  it("a question cancelled through CopilotKit's interrupt handling: the run finishes, the question is answered as cancelled, and the next message runs", async () => {
+    const client = app.client();
+    const interrupts = interruptHandling(client);
+    say(client.agent, "question");
+    await client.core.runAgent({ agent: client.agent });
+    const [question] = interrupts.pending;
+    expect(question).toBeDefined();
+
+    expect(await interrupts.answer(question!.id, { cancel: true })).toBe("resumed");
+    expect(client.errors).toEqual([]);
+    expect(interrupts.pending).toEqual([]);
+    const [, cancelled] = app.serviceRuns(client.agent.threadId);
+    expect(cancelled!.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" }, result: { cancelled: true } });
+    expect(transcriptOf(client.agent.messages)).toContainEqual({
+      role: "tool",
+      toolCallId: question!.toolCallId,
+      content: "The execution was cancelled by the interrupt response.",
+    });
+
+    say(client.agent, "chat");
+    await client.core.runAgent({ agent: client.agent });
+    interrupts.stop();
+    expect(client.errors).toEqual([]);
+    expect(transcriptOf(client.agent.messages).at(-1)).toEqual({ role: "assistant", content: expect.stringContaining(CHAT_OPENING) });
+    await expectValidServiceRuns(client.agent.threadId, 3);
+  });
+
   it("a pipeline run, its runMode sent as the app's properties: the app ends with each step's and each candidate's messages", async () => {
     const client = app.client({ properties: { iacCode: { schemaVersion: 1, rosInvocationId: "ros-pipeline", cwd, runMode: "pipeline" } } });
     say(client.agent, "pipeline");

@@ -121,15 +121,47 @@ describe("guidance runs", () => {
     await expectValidRun(await mainRun.rest());
   });
 
-  it("is refused with 409 NO_RUNNING_TASK on a thread whose task is not running, in the request's language", async () => {
+  it("is refused with 409 EXECUTION_LOST, as the reference adapter refuses it, on a thread whose task is not running", async () => {
     const done = runInput("chat", {}, PIPELINE);
     await expectValidRun((await postRun(harness.service.url, done)).events);
     const late = await postRun(harness.service.url, runInput("steer", { threadId: done.threadId }, guidanceProps("g-2")));
     expect(late.status).toBe(409);
-    expect(late.json).toMatchObject({ error: { code: "NO_RUNNING_TASK", message: expect.stringContaining("no running task") } });
+    expect(late.json).toMatchObject({ error: { code: "EXECUTION_LOST", message: "The execution to resume is no longer available." } });
 
     const never = await postRun(harness.service.url, runInput("steer", {}, { ...guidanceProps("g-3"), preferredLanguage: "ja" }));
     expect(never.status).toBe(409);
-    expect(never.json).toMatchObject({ error: { code: "NO_RUNNING_TASK", message: expect.stringContaining("タスク") } });
+    expect(never.json).toMatchObject({ error: { code: "EXECUTION_LOST", message: expect.stringContaining("実行") } });
+  });
+
+  it("outside pipeline mode is refused 409 EXECUTION_LOST, never run as a new turn", async () => {
+    const before = harness.kernel.received.length;
+    const guidance = runInput("steer", {}, { activeGuidance: true, guidanceId: "g-4", inputDigest: "digest-of-g-4" });
+    const refused = await postRun(harness.service.url, guidance);
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({ error: { code: "EXECUTION_LOST" } });
+    expect(harness.kernel.received.length).toBe(before);
+  });
+
+  it("needs no guidanceId nor inputDigest: a guidance without them steers the running task", async () => {
+    const main = runInput("slow-chat", {}, PIPELINE);
+    const mainRun = await startMainRun(main);
+    const guidance = runInput("Use two zones", { threadId: main.threadId }, { ...PIPELINE, activeGuidance: true });
+    const steered = await postRun(harness.service.url, guidance);
+    await expectValidRun(steered.events);
+    expect(steered.events.map((event) => event.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_FINISHED]);
+    expect(sentMessage(guidance.messages[0]!.id)).toMatchObject({ taskId: mainRun.taskId, parts: [{ text: "Use two zones" }] });
+    releaseMainRuns();
+    await expectValidRun(await mainRun.rest());
+  });
+
+  it("on a thread waiting for answers is refused 409 RESUME_REQUIRED, naming them", async () => {
+    const paused = runInput("permission", {}, PIPELINE);
+    const { events } = await postRun(harness.service.url, paused);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
+    const refused = await postRun(harness.service.url, runInput("steer", { threadId: paused.threadId }, guidanceProps("g-5")));
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({
+      error: { code: "RESUME_REQUIRED", interrupts: [expect.objectContaining({ reason: "tool_call" })] },
+    });
   });
 });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
 import { expectValidRun } from "../support/agui.js";
-import { interruptScript, permissionProjection, questionProjection } from "../support/interrupt-scripts.js";
+import { interruptScript, permissionProjection, questionProjection, resourceSelectionProjection } from "../support/interrupt-scripts.js";
 import { postRun, runInput, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
 
 type Input = ReturnType<typeof runInput>;
@@ -21,7 +21,11 @@ const resume = (first: Input, entries: unknown[]) => next(first, { resume: entri
 
 describe("interrupts and resume over HTTP", () => {
   let harness: Harness;
-  const scripts = [interruptScript("permission", permissionProjection), interruptScript("question", questionProjection)];
+  const scripts = [
+    interruptScript("permission", permissionProjection),
+    interruptScript("question", questionProjection),
+    interruptScript("resource", resourceSelectionProjection),
+  ];
   beforeAll(async () => {
     harness = await startHarness({ script: (turn) => scripts.map((s) => s(turn)).find(Boolean) }, { interruptTtlS: 600 });
   });
@@ -128,6 +132,28 @@ describe("interrupts and resume over HTTP", () => {
     expect(answer.message).toMatchObject({ messageId: `agui-resume-${second.runId}`, parts: [{ text: "Shanghai" }] });
     const results = ofType(events, EventType.TOOL_CALL_RESULT);
     expect(results[0]).toMatchObject({ toolCallId: "toolu-ask", content: "Shanghai" });
+  });
+
+  it("answers a cloud resource selection with the kernel's prefix and compact JSON as the only text part, its label as an early result", async () => {
+    const { first, interrupt } = await interrupted("resource");
+    const second = resume(first, [{ interruptId: interrupt.id, status: "resolved", payload: { value: "vpc-1", label: "main VPC" } }]);
+    const { events } = await post(second);
+    await expectValidRun(events);
+    const answer = calls("SendStreamingMessage").at(-1)!.params as { message: { parts: Array<{ text: string }> } };
+    expect(answer.message.parts).toHaveLength(1);
+    const [text] = answer.message.parts.map((part) => part.text);
+    expect(text!.startsWith("IAC_CODE_RESOURCE_SELECTION:{")).toBe(true);
+    expect(JSON.parse(text!.slice("IAC_CODE_RESOURCE_SELECTION:".length))).toMatchObject({
+      kind: "cloud_resource_selection",
+      status: "selected",
+      toolUseId: "toolu-select",
+      value: "vpc-1",
+      label: "main VPC",
+    });
+    // The selector's tool call is closed with the label the user picked, before anything the kernel says after it.
+    const results = ofType(events, EventType.TOOL_CALL_RESULT).filter((event) => event.toolCallId === "toolu-select");
+    expect(results.map((event) => event.content)).toEqual(["main VPC"]);
+    expect(events.indexOf(results[0]!)).toBeLessThan(events.findIndex((event) => event.type === EventType.TEXT_MESSAGE_START));
   });
 
   it("refuses a new message while interrupts are pending: 409 RESUME_REQUIRED", async () => {

@@ -111,6 +111,22 @@ describe("GET /metrics", () => {
     expect(value(after, "nodejs_heap_size_used_bytes")).toBeGreaterThan(0);
   });
 
+  it("counts a user's cancel of a question as the resume's outcome cancelled, not as an error", async () => {
+    const asked = runInput("question");
+    const { events } = await postRun(harness.service.url, asked, auth);
+    const [interrupt] = (events.at(-1) as { outcome: { interrupts: Array<{ id: string }> } }).outcome.interrupts;
+    const before = await scrape();
+    const cancel = { ...asked, runId: uniqueId("run"), resume: [{ interruptId: interrupt!.id, status: "cancelled" }] };
+    const { events: cancelled } = await postRun(harness.service.url, cancel, auth);
+    await expectValidRun(cancelled);
+    const ended = (samples: Sample[], outcome: string) =>
+      value(samples, "iac_code_agui_runs_ended_total", { kind: "resume", outcome }) -
+      value(before, "iac_code_agui_runs_ended_total", { kind: "resume", outcome });
+    const after = await scrapeUntil((samples) => ended(samples, "cancelled") + ended(samples, "error") === 1);
+    expect(ended(after, "cancelled")).toBe(1);
+    expect(ended(after, "error")).toBe(0);
+  });
+
   it("shows a run in flight, an observer, a lease conflict and a client that left; each service counts apart", async () => {
     const threadId = uniqueId("thread");
     const abort = new AbortController();
@@ -164,7 +180,7 @@ describe("GET /metrics", () => {
     const methodsOf = (prototype: object) => Object.getOwnPropertyNames(prototype).filter((name) => name !== "constructor");
     const closedSets: Record<string, readonly string[]> = {
       kind: ["new", "resume", "guidance"],
-      outcome: ["success", "interrupt", "error", "abandoned", "ok"],
+      outcome: ["success", "interrupt", "cancelled", "error", "abandoned", "ok"],
       code: ["", "OTHER", ...ERROR_CODES],
       stream: ["run", "observer"],
       reason: ["left", "stalled"],

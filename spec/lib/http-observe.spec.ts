@@ -42,6 +42,9 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
     expect(status).toBe(200);
     await expectValidRun(observed);
     expect(observed.map((event) => event.type).slice(0, 3)).toEqual([EventType.RUN_STARTED, EventType.CUSTOM, EventType.STATE_SNAPSHOT]);
+    // The run the caller named is the one it is told it watches, from RUN_STARTED to RUN_FINISHED.
+    expect(observed[0]).toMatchObject({ runId: first.runId });
+    expect(observed.at(-1)).toMatchObject({ runId: first.runId });
     expect((observed[2] as { snapshot: unknown }).snapshot).toMatchObject({
       threadId: first.threadId,
       runActive: false,

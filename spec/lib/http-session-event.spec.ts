@@ -44,7 +44,7 @@ describe("the iac-code.session.v1 event", () => {
     expect(sessionEvents(events)).toEqual([]);
   });
 
-  it("names the paused task and session on a resume that is refused before anything is sent", async () => {
+  it("is not sent on a resume the service refuses: it would tell ROS the parked execution took an answer", async () => {
     const first = runInput("permission");
     const paused = await postRun(harness.service.url, first);
     const [announced] = sessionEvents(paused.events);
@@ -56,9 +56,35 @@ describe("the iac-code.session.v1 event", () => {
       resume: [{ interruptId: "nope", status: "cancelled" }],
     });
     await expectValidRun(refused.events);
-    expect(refused.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR });
-    expect(sessionEvents(refused.events).map((event) => event.value)).toEqual([
+    expect(refused.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "UNKNOWN_INTERRUPT" });
+    expect(sessionEvents(refused.events)).toEqual([]);
+
+    // Once the kernel accepts the answer, the resume names the same task and session, before anything of the answer is shown.
+    const accepted = await postRun(harness.service.url, {
+      ...first,
+      runId: uniqueId("run"),
+      resume: [{ interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } }],
+    });
+    await expectValidRun(accepted.events);
+    expect(sessionEvents(accepted.events).map((event) => event.value)).toEqual([
       expect.objectContaining({ taskId: announced!.value.taskId, sessionId: announced!.value.sessionId }),
     ]);
+    const announcedAt = accepted.events.findIndex((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1");
+    const firstShown = accepted.events.findIndex(
+      (event) => event.type === EventType.TOOL_CALL_RESULT || event.type === EventType.TEXT_MESSAGE_START,
+    );
+    expect(announcedAt).toBeLessThan(firstShown);
+  });
+
+  it.each([
+    ["RESUME_PAYLOAD_INVALID", [{ interruptId: "perm-1", status: "resolved", payload: { decision: "always" } }]],
+    ["INCOMPLETE_RESUME", []],
+  ])("is not sent before the RUN_ERROR of a resume refused %s", async (code, resume) => {
+    const first = runInput("permission");
+    await postRun(harness.service.url, first);
+    const refused = await postRun(harness.service.url, { ...first, runId: uniqueId("run"), resume });
+    await expectValidRun(refused.events);
+    expect(refused.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code });
+    expect(sessionEvents(refused.events)).toEqual([]);
   });
 });

@@ -85,13 +85,25 @@ describe("resume after a kernel restart: the ensure-restored preflight", () => {
     expect(JSON.stringify(retried.events)).toContain("Deployed.");
   });
 
-  it("404 from ensure-restored is EXECUTION_LOST, and the thread no longer waits", async () => {
+  it("404 from ensure-restored is EXECUTION_LOST with the interrupt kept, as the reference adapter keeps it", async () => {
     const first = await parked("restore-lost");
+    const sent = () => methods().filter((method) => method === "SendStreamingMessage").length;
+    const before = sent();
     const lost = await post(resume(first, [allow]));
     await expectValidRun(lost.events);
     expect(runError(lost.events)).toMatchObject({ code: "EXECUTION_LOST" });
+    // Nothing was sent: the kernel was asked to restore and nothing else.
+    expect(sent()).toBe(before);
     const again = await post(resume(first, [allow]));
     expect(runError(again.events)?.code).toBe("EXECUTION_LOST");
+    // Still answerable: a new message is told what waits.
+    const { status, json } = await post({
+      ...first,
+      runId: uniqueId("run"),
+      messages: [{ id: uniqueId("m"), role: "user", content: "hello?" }],
+    });
+    expect(status).toBe(409);
+    expect(json).toMatchObject({ error: { code: "RESUME_REQUIRED", interrupts: [expect.objectContaining({ id: "perm-1" })] } });
   });
 
   it("a GetTask the kernel cannot answer (down) is A2A_UNAVAILABLE with the interrupt kept; the next resume works", async () => {

@@ -256,7 +256,7 @@ describe("specific messages of a parked task the kernel no longer holds as it wa
   };
   beforeAll(async () => {
     kernel = await startHostileKernel();
-    for (const text of ["gone", "ended", "moved", "silent"]) kernel.script(text, park(text));
+    for (const text of ["gone", "ended", "moved", "silent", "rejected"]) kernel.script(text, park(text));
     kernel.answer("GetTask", (request, res) => {
       const id = String(request.params.id);
       const json = (body: unknown) => {
@@ -273,6 +273,7 @@ describe("specific messages of a parked task the kernel no longer holds as it wa
         case "moved":
           return json(task("TASK_STATE_INPUT_REQUIRED", "a-context-of-someone-else"));
         case "silent":
+        case "rejected":
           return json(task("TASK_STATE_INPUT_REQUIRED"));
         default:
           return false;
@@ -281,7 +282,14 @@ describe("specific messages of a parked task the kernel no longer holds as it wa
     // The answer to the silent task's interrupt: a stream that ends before saying anything.
     kernel.answer("SendStreamingMessage", (request, res) => {
       const message = request.params.message as { taskId?: string } | undefined;
-      if (message?.taskId === undefined || parked.get(message.taskId)?.text !== "silent") return false;
+      const text = message?.taskId === undefined ? undefined : parked.get(message.taskId)?.text;
+      if (text === "rejected") {
+        // The answer refused with a JSON-RPC error before anything was accepted.
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id, error: { code: -32602, message: "invalid permission response" } }));
+        return;
+      }
+      if (text !== "silent") return false;
       res.writeHead(200, { "Content-Type": "text/event-stream" });
       res.end();
     });
@@ -298,14 +306,28 @@ describe("specific messages of a parked task the kernel no longer holds as it wa
     ["ended", "EXECUTION_LOST", "EXECUTION_LOST.taskEnded", "es"],
     ["moved", "A2A_PROTOCOL_ERROR", "A2A_PROTOCOL_ERROR.taskMismatch", "pt"],
     ["silent", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerNotAccepted", "zh"],
-  ])("a resume of a task that is %s: %s", async (text, code, key, language) => {
+    // A JSON-RPC error on an answer not accepted is the kernel refusing it, not the execution failing; its message is the detail.
+    ["rejected", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerNotAccepted", "fr", " (invalid permission response)"],
+  ])("a resume of a task that is %s: %s", async (text, code, key, language, detail = "") => {
     const first = runInput(text);
     const paused = await post(first, "en");
     await expectValidRun(paused.events);
     expect(paused.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
     const { events } = await post(resume(first, [allow]), language);
-    await expectRunError(events, code, say(language, key));
+    await expectRunError(events, code, say(language, key) + detail);
   });
+
+  it.each(["gone", "rejected", "silent"])(
+    "a resume of a task that is %s keeps the interrupt answerable: a new message is told RESUME_REQUIRED, naming it",
+    async (text) => {
+      const first = runInput(text);
+      await post(first, "en");
+      await post(resume(first, [allow]), "en");
+      const { status, json } = await post(next(first, { messages: [{ id: uniqueId("m"), role: "user", content: "hello?" }] }), "en");
+      expect(status).toBe(409);
+      expect(json).toMatchObject({ error: { code: "RESUME_REQUIRED", interrupts: [expect.objectContaining({ id: "perm-1" })] } });
+    },
+  );
 });
 
 describe("RESUME_PAYLOAD_INVALID.noAnswer", () => {
@@ -326,5 +348,31 @@ describe("RESUME_PAYLOAD_INVALID.noAnswer", () => {
     for (const language of Object.keys(catalogs)) {
       expect(messageFor(error as AguiError, language)).toBe(say(language, "RESUME_PAYLOAD_INVALID.noAnswer"));
     }
+  });
+});
+
+describe("the language of a request that names none", () => {
+  let harness: Harness;
+  const saved = { LC_ALL: process.env.LC_ALL, LC_MESSAGES: process.env.LC_MESSAGES, LANG: process.env.LANG };
+  beforeAll(async () => {
+    harness = await startHarness();
+    // The service's process runs in a German locale.
+    process.env.LC_ALL = "de_DE.UTF-8";
+  });
+  afterAll(async () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    await harness.close();
+  });
+
+  it("is the process's locale, as the reference adapter falls back to it; a request's own language still wins", async () => {
+    // fetch sends `Accept-Language: *` unless told otherwise: any language, which names none.
+    const unnamed = await postRun(harness.service.url, "{not json");
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.json).toMatchObject({ error: { code: "INVALID_JSON", message: say("de", "INVALID_JSON") } });
+    const named = await postRun(harness.service.url, "{not json", inLanguage("ja"));
+    expect(named.json).toMatchObject({ error: { code: "INVALID_JSON", message: say("ja", "INVALID_JSON") } });
   });
 });

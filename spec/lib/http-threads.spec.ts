@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { THREAD_BUSY_RETRY_AFTER_S } from "../../lib/errors.js";
 import { startService } from "../../lib/server.js";
 import { FileThreadStore } from "../../lib/state/file-thread-store.js";
 import type { ThreadState } from "../../lib/state/thread-state.js";
@@ -99,6 +100,14 @@ describe("thread state across restarts, expiry and failures", () => {
       expect(other.status).toBe(409);
       expect(other.json).toMatchObject({ error: { code: "THREAD_BUSY" } });
     }
+    // A refusal that passes with time says when to try again.
+    const refused = await fetch(harness.service.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(runInput("chat", { threadId })),
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get("retry-after")).toBe(String(THREAD_BUSY_RETRY_AFTER_S));
     abort.abort();
   });
 

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AguiError, ERROR_CODES, type ErrorCode } from "../../lib/errors.js";
 import { DETAIL_PHRASES, detailParams } from "../../lib/i18n/detail.js";
-import { messageFor, resolveLanguage, supportedLanguages, translate } from "../../lib/i18n/index.js";
+import { messageFor, processLanguage, resolveLanguage, supportedLanguages, translate } from "../../lib/i18n/index.js";
 import { LOCALES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
 
 const locales = Object.fromEntries(
@@ -104,6 +104,26 @@ describe("resolveLanguage", () => {
     expect(resolveLanguage(tag, "tlh")).toBe(language);
     expect(resolveLanguage(undefined, tag)).toBe(language);
     expect(resolveLanguage(undefined, `tlh, ${tag};q=0.8, en;q=0.5`)).toBe(language);
+  });
+
+  it("falls back to the process's locale when the request names no language it has, else to English", () => {
+    const saved = { LC_ALL: process.env.LC_ALL, LC_MESSAGES: process.env.LC_MESSAGES, LANG: process.env.LANG };
+    try {
+      process.env.LC_ALL = "";
+      process.env.LC_MESSAGES = "C";
+      process.env.LANG = "de_DE.UTF-8";
+      expect(resolveLanguage(undefined, undefined)).toBe("de");
+      expect(resolveLanguage("tlh", "*")).toBe("de");
+      expect(resolveLanguage(undefined, "ja")).toBe("ja");
+      process.env.LC_ALL = "fr_FR.UTF-8";
+      expect(resolveLanguage(undefined, undefined)).toBe("fr");
+      expect(processLanguage({ LANG: "C.UTF-8" })).toBe(processLanguage({}));
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it("prefers forwardedProps.iacCode.preferredLanguage over Accept-Language", () => {

@@ -214,9 +214,11 @@ describe("validateRunInput: forwardedProps.iacCode (R-EXT)", () => {
     expect(error.params.detail).not.toContain("1234567");
   });
 
-  it("requires guidanceId and inputDigest of a guidance run, and refuses empty ones", () => {
-    expectRejected(withIacCode({ activeGuidance: true, runMode: "pipeline", inputDigest: "d-1" }), "forwardedProps");
-    expectRejected(withIacCode({ activeGuidance: true, runMode: "pipeline", guidanceId: "g-1", inputDigest: null }), "forwardedProps");
+  it("takes guidanceId and inputDigest of a guidance run as optional, as the reference adapter does, and refuses empty ones", () => {
+    expect(() => validateRunInput(withIacCode({ activeGuidance: true, runMode: "pipeline" }), config)).not.toThrow();
+    expect(() =>
+      validateRunInput(withIacCode({ activeGuidance: true, runMode: "pipeline", guidanceId: "g-1", inputDigest: null }), config),
+    ).not.toThrow();
     expectRejected(withIacCode({ guidanceId: "" }), "forwardedProps");
     expectRejected(withIacCode({ activeGuidance: "yes" }), "forwardedProps");
   });

@@ -36,6 +36,17 @@ describe("finishRun", () => {
   });
 });
 
+describe("finishRun of a run the user cancelled at an interrupt", () => {
+  it("finishes (RUN_FINISHED, not RUN_ERROR: a client clears its pending interrupts only then) with a result that says cancelled", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a|", { a: { kind: "run-end", error: undefined, kernelSettled: true, cancelled: true } as RunItem });
+      expectObservable(items.pipe(finishRun(options))).toBe("f|", {
+        f: { type: EventType.RUN_FINISHED, threadId: "th", runId: "r1", outcome: { type: "success" }, result: { cancelled: true } },
+      });
+    });
+  });
+});
+
 describe("finishRun and its subscription", () => {
   const step: RunItem = { type: EventType.STEP_STARTED, stepName: "s" };
   const working: RunItem = { kind: "task-state", state: "working" };

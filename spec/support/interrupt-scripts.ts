@@ -41,6 +41,19 @@ export const questionProjection = {
   ],
 };
 
+export const resourceSelectionProjection = {
+  schemaVersion: 1,
+  kind: "cloud_resource_selection",
+  requestTaskId: "${taskId}",
+  contextId: "${contextId}",
+  inputId: "resource-" + "b".repeat(32),
+  toolUseId: "toolu-select",
+  toolName: "SelectCloudResource",
+  prompt: "Choose a VPC",
+  selector: { id: "vpc.vpc", associationPropertyMetadata: { RegionId: "cn-hangzhou" } },
+  required: true,
+};
+
 const parked = (input: Record<string, unknown>, text: string): FixtureLine[] => [
   script.task(),
   script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, text),

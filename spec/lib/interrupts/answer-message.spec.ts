@@ -131,7 +131,8 @@ describe("answerMessage: cloud_resource_selection", () => {
   const base = { schemaVersion: 1, kind: "cloud_resource_selection" };
   const correlation = { requestTaskId: TASK, contextId: CONTEXT, inputId: id, toolUseId: "tool-res" };
 
-  it("sends the prefix and the compact selected response, in the kernel's key order", () => {
+  it("sends the kernel's prefix and the compact selected response, in the kernel's key order, and closes the tool call with the label", () => {
+    expect(RESOURCE_SELECTION_QUERY_PREFIX).toBe("IAC_CODE_RESOURCE_SELECTION:");
     const delivery = answerMessage(pendingOf(resource), resolved(id, { value: "vpc-1", label: "main" }), ctx);
     const json = `{"schemaVersion":1,"kind":"cloud_resource_selection","status":"selected","requestTaskId":"${TASK}","contextId":"${CONTEXT}","inputId":"${id}","toolUseId":"tool-res","selectorId":"vpc.vpc","value":"vpc-1","label":"main"}`;
     expect(delivery).toEqual({
@@ -144,6 +145,7 @@ describe("answerMessage: cloud_resource_selection", () => {
         taskId: TASK,
       },
       inputResponse: { ...base, status: "selected", ...correlation, selectorId: "vpc.vpc", value: "vpc-1", label: "main" },
+      toolResult: { toolCallId: "tool-res", content: "main" },
     });
   });
 
