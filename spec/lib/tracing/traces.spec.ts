@@ -6,16 +6,19 @@
  * each kernel call and each store operation beneath it, ids as attributes,
  * and no user text, key or token anywhere in what was sent. With no OTEL_*
  * variable the service exports nothing, and the caller's trace still
- * reaches the kernel.
+ * reaches the kernel, and the SDK is not even loaded.
  */
-import { mkdtempSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import { startReplayKernel, type ReplayKernel } from "../../../lib/kernel/replay-kernel.js";
 import { expectValidRun } from "../../support/agui.js";
-import { startServiceProcess, type ServiceProcess } from "../../support/service-process.js";
+import { PROJECT_ROOT } from "../../../lib/paths.js";
+import { MAIN, startServiceProcess, type ServiceProcess } from "../../support/service-process.js";
 import { postRun, runInput, script } from "../../support/service.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
 
@@ -31,6 +34,41 @@ const TRACEPARENT = `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01`;
 
 const SERVER = 2;
 const CLIENT = 3;
+
+/** The OpenTelemetry SDK and its exporters, by where their modules resolve to (the API alone is not among them). */
+const SDK_MODULES = /\/node_modules\/@opentelemetry\/(sdk-node|sdk-trace|exporter-trace-otlp-[a-z]+)\//;
+
+/**
+ * The modules the built service resolves up to its start record, configured
+ * by `env`: preloaded with `spec/support/import-trace.mjs`, which writes each
+ * one down.
+ */
+async function modulesAtStart(env: Record<string, string>): Promise<string[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "agui-traces-imports-"));
+  const traceFile = path.join(dir, "resolved.txt");
+  const child = spawn(process.execPath, ["--import", path.join(PROJECT_ROOT, "spec", "support", "import-trace.mjs"), MAIN], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      IMPORT_TRACE_FILE: traceFile,
+      IAC_CODE_AGUI_HOST: "127.0.0.1",
+      IAC_CODE_AGUI_PORT: "0",
+      IAC_CODE_AGUI_STATE_DIR: path.join(dir, "state"),
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (/listening on/.test((JSON.parse(line) as { msg: string }).msg)) resolve();
+    });
+    void exited.then(() => reject(new Error("the service exited before listening")));
+  });
+  const resolved = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
+  child.kill("SIGKILL");
+  await exited;
+  return resolved;
+}
 
 describe("traces", () => {
   const kernels: ReplayKernel[] = [];
@@ -170,5 +208,12 @@ describe("traces", () => {
     // No span of its own is made: the kernel's parent is the caller's span, as the caller sent it.
     expect(calls[0]!.headers.traceparent).toBe(TRACEPARENT);
     expect(calls[1]!.headers.traceparent).toBeUndefined();
+  });
+
+  it("loads the SDK only when traces are asked for", async () => {
+    expect((await modulesAtStart({})).filter((url) => SDK_MODULES.test(url))).toEqual([]);
+    // The control: the same pattern finds the SDK in a service that exports (to a port nobody listens on; nothing is sent).
+    const exporting = await modulesAtStart({ OTEL_TRACES_EXPORTER: "otlp", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
+    expect(exporting.filter((url) => SDK_MODULES.test(url)).length).toBeGreaterThan(0);
   });
 });
