@@ -88,7 +88,14 @@ export function tracedMembers<T extends object>(target: T, describe: (method: st
         if (call === undefined) return method.apply(object, args);
         if (call.stream) return tracedStream(call, () => method.apply(object, args) as Observable<unknown>);
         const span = tracer().startSpan(call.name, { kind: call.kind ?? SpanKind.INTERNAL, attributes: call.attributes });
-        const answer = context.with(trace.setSpan(context.active(), span), () => method.apply(object, args));
+        let answer: unknown;
+        try {
+          answer = context.with(trace.setSpan(context.active(), span), () => method.apply(object, args));
+        } catch (error) {
+          markFailed(span, error);
+          span.end();
+          throw error;
+        }
         if (!(answer instanceof Promise)) {
           span.end();
           return answer;
