@@ -16,6 +16,7 @@ import { defaultStateDir, legacyStateDir } from "./config/settings.js";
 import { createLogger, type Logger } from "./log.js";
 import { KernelStartError } from "./kernel-process/supervisor.js";
 import { ListenError, startService } from "./server.js";
+import { startTracing } from "./tracing/start-tracing.js";
 import { SERVICE_VERSION } from "./version.js";
 
 /** Warnings about the configuration, told once the logger exists (or with the error that stops the start). */
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
         `copied ${adopted.copied} thread(s) from ${adopted.from}, the earlier default state directory`,
       );
   }
+  // Before the service: the first request's span needs the tracer provider (or, traces off, the trace context's carrier).
+  const tracing = await startTracing(process.env, logger);
   const service = await startService(config, { log: logger });
   const kernel = service.embeddedKernel
     ? `embedded demo kernel at ${service.kernelUrl}`
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
       a2aDialect: agent.dialect,
       agentName: agent.name,
       agentVersion: agent.version,
+      tracesExported: tracing.exporting,
     },
     `iac-code-agui listening on ${service.url} (${kernel}, an A2A ${agent.dialect} agent)`,
   );
@@ -78,13 +82,17 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, `${signal} received`);
-    service.shutdown().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.fatal({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    // The drained runs' last spans are sent before the process exits.
+    service
+      .shutdown()
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.fatal({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

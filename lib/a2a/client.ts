@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
+import { context, propagation } from "@opentelemetry/api";
 import type { EventSourceMessage } from "eventsource-client";
 import type { RequestInit } from "node-fetch";
 import { defer, from, map, switchMap, tap, type Observable } from "rxjs";
@@ -235,14 +236,19 @@ export class A2AClient {
     }
   }
 
-  /** A 0.3 agent is sent no version header: 0.3 has none, and 1.0's is what tells a 1.0 server the call is 1.0. */
+  /**
+   * A 0.3 agent is sent no version header: 0.3 has none, and 1.0's is what tells a 1.0 server the call is 1.0.
+   * The active trace (the caller's, or this call's span) goes along as `traceparent`, traces exported or not.
+   */
   #headers(accept: string, dialect: A2aDialect = "1.0"): Record<string, string> {
-    return {
+    const headers: Record<string, string> = {
       ...(dialect === "1.0" ? { [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION } : {}),
       "Content-Type": "application/json",
       Accept: accept,
       ...(this.#token === undefined ? {} : { Authorization: `Bearer ${this.#token}` }),
     };
+    propagation.inject(context.active(), headers);
+    return headers;
   }
 }
 

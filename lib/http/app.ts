@@ -28,6 +28,7 @@ import { observeRoutes } from "./observe-routes.js";
 import { originGuard } from "./origin-guard.js";
 import { probeRoutes, type Readiness } from "./probes.js";
 import { requestLanguage } from "./request-language.js";
+import { requestSpan } from "./request-span.js";
 import { logErrorAnswer, requestLogging } from "./request-log.js";
 import { httpRunClient } from "./stream-client.js";
 import { runRoute } from "./run-route.js";
@@ -73,6 +74,8 @@ export function createApp({
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // First of all: a request refused by a guard is in the traces too, under its caller's trace.
+  app.use(requestSpan());
   app.use(requestLogging(log));
   // Probes come from load balancers and orchestrators, which send no token and name the pod by its address (any Host);
   // they say nothing a token or the Host check would protect, and answer no other site's page (no CORS header).

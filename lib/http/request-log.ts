@@ -11,6 +11,7 @@ import type { RequestHandler, Response } from "express";
 import type { AguiError } from "../errors.js";
 import { levelForCode, silentLogger, type Logger } from "../log.js";
 import { httpStatusOf } from "./http-status.js";
+import { noteSpanIds } from "./request-span.js";
 
 /** Paths are the service's own, but a client may send any: a long one is cut. */
 const MAX_LOGGED_PATH = 200;
@@ -34,9 +35,10 @@ export const requestLog = (res: Response): Logger => (res.locals[LOG] as Logger 
 /** The request's logger with the ids it turned out to be about bound too: for records of its stream's end. */
 export const requestLogWithIds = (res: Response): Logger => requestLog(res).child(idsOf(res));
 
-/** Ids the request turned out to be about (a thread, a run), for the records the edge itself writes. */
+/** Ids the request turned out to be about (a thread, a run), for the records the edge itself writes, and for its span. */
 export function noteRequestIds(res: Response, ids: Record<string, string>): void {
   res.locals[IDS] = { ...idsOf(res), ...ids };
+  noteSpanIds(res, ids);
 }
 
 const idsOf = (res: Response): Record<string, string> => (res.locals[IDS] as Record<string, string> | undefined) ?? {};

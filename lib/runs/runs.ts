@@ -30,7 +30,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import { runAgent } from "../run.js";
 import type { RunPorts, SseItem } from "../run-pipeline.js";
 import type { ThreadStore } from "../state/thread-store.js";
-import { admitRun } from "../threads/admission.js";
+import { admitRun, type AdmissionDependencies } from "../threads/admission.js";
 import { cancelExecution, cancelStoredExecution, type CancelOutcome } from "../threads/cancel-execution.js";
 import { LocalDisconnectGrace, type DisconnectGrace } from "../threads/disconnect-grace.js";
 import { expireHeldExecution } from "../threads/disconnect-grace-redis.js";
@@ -45,6 +45,7 @@ import { LeavingRuns } from "./leaving-runs.js";
 import { observeTarget, type ObserveTarget } from "./observe-target.js";
 import { RunRegistry } from "./run-registry.js";
 import type { RunSlots } from "./run-slots.js";
+import { idAttributes, inSpan } from "../tracing/spans.js";
 
 /** Who a run or an observer streams to: what the service needs of the request, without its transport. */
 export interface RunClient {
@@ -208,7 +209,7 @@ export class Runs {
 
   /** A guidance run steers the thread's running task: no lease, no grace expiry, the thread's run left as it is (see `guidance.ts`). */
   async #guide(input: ValidRunInput, a2a: RunA2A, { language, log }: RunClient): Promise<Observable<SseItem>> {
-    const target = await admitGuidance(input, this.#active.get(input.threadId), this.#store, (pending) => toInterrupt(pending, language));
+    const target = await admitGuidanceInSpan(input, this.#active.get(input.threadId), this.#store, (pending) => toInterrupt(pending, language));
     // Its images go as a new turn's do: decoded, and resized where too large.
     const userParts = await userPartsForKernel(input);
     const runLog = log.child({ threadId: input.threadId, runId: input.runId });
@@ -231,7 +232,7 @@ export class Runs {
     const userParts = isNewTurn ? await userPartsForKernel(input) : undefined;
     // A new turn gives up on an execution whose client left and never came back.
     if (isNewTurn) await this.grace.expireThread(threadId);
-    const admitted = await admitRun(input, {
+    const admitted = await admitRunInSpan(input, {
       store: this.#store,
       now: this.#now,
       newExecutionId: randomUUID,
@@ -281,3 +282,19 @@ export class Runs {
     );
   }
 }
+
+/** Admission in a span of its own (see `tracing/spans.ts`): the run's ids, and the execution it was admitted to. */
+const admitRunInSpan = (input: ValidRunInput, deps: AdmissionDependencies) =>
+  inSpan("admission", idAttributes(input), async (span) => {
+    const admitted = await admitRun(input, deps);
+    span.setAttributes(idAttributes(admitted.state.execution));
+    return admitted;
+  });
+
+/** A guidance run's admission in a span of its own: the run's ids, and the task it steers. */
+const admitGuidanceInSpan = (...args: Parameters<typeof admitGuidance>) =>
+  inSpan("admission", idAttributes(args[0]), async (span) => {
+    const target = await admitGuidance(...args);
+    span.setAttributes(idAttributes(target));
+    return target;
+  });
