@@ -18,6 +18,7 @@ import { AguiError } from "../errors.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
+import { recordMessageRun } from "./message-runs.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
 
@@ -150,7 +151,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         state = rotateExecution(state, deps.newExecutionId(), ext.rosInvocationId);
       }
     }
-    state = recordRun(state, input.runId, digest, reusesRunId);
+    state = recordMessageRun(recordRun(state, input.runId, digest, reusesRunId), input, reusesRunId);
     await save(store, state, lease);
     return { state, lease, isResume };
   } catch (error) {
