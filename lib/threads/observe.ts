@@ -26,15 +26,28 @@
  * view that watched from the start has.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
-import { catchError, EMPTY, map, merge, of, shareReplay, switchMap, take, type Observable, type SchedulerLike } from "rxjs";
-import { messagesSnapshot, readConversation } from "../a2a/history-messages.js";
+import {
+  catchError,
+  EMPTY,
+  finalize,
+  from,
+  merge,
+  mergeMap,
+  of,
+  shareReplay,
+  switchMap,
+  take,
+  type Observable,
+  type SchedulerLike,
+} from "rxjs";
+import { HistoryReads } from "../a2a/history-budget.js";
+import { conversationEvents, readConversation } from "../a2a/history-messages.js";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
-import { runMessageId } from "../model/message-ids.js";
 import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { RunA2A } from "../a2a/client.js";
 import { runPipeline, type SseItem } from "../run-pipeline.js";
@@ -43,6 +56,8 @@ import { sessionEvent } from "../../operators/announce-session.js";
 import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { settleStatus } from "../../operators/settle-status.js";
 import { toStateEvents } from "../../operators/to-state-events.js";
+import { messageRunIndex } from "./message-runs.js";
+import { withPendingToolCalls } from "./pending-tool-calls.js";
 import { reattach } from "./recovery.js";
 import { RunErrorLog } from "./run-error-log.js";
 import { statusFromState, type ThreadStatusHub } from "./status-hub.js";
@@ -62,7 +77,12 @@ export interface ObserveDependencies {
   scheduler?: SchedulerLike;
   /** The logger the observer's records are children of; it binds its own ids. */
   log?: Logger;
+  /** What reading conversations back may cost in this process (`a2a/history-budget.ts`). */
+  historyReads?: HistoryReads;
 }
+
+/** Without a process's own limits: unbounded, as a test's observer reads. */
+const unboundedReads = () => new HistoryReads({ requestBytes: Number.MAX_SAFE_INTEGER, processBytes: Number.MAX_SAFE_INTEGER });
 
 export function observeExecution(
   { state, runId, afterSequence, language }: ObserveRequest,
@@ -91,14 +111,21 @@ export function observeExecution(
   // One watch for the snapshot and for the wait below: a hub shared between instances answers after a Redis round trip.
   const status$ = deps.hub.watch(threadId, () => statusFromState(state)).pipe(shareReplay({ bufferSize: 1, refCount: true }));
   // Read once for both uses below, once the status snapshot is out: nothing live starts before both are in, and a failure
-  // to read it ends the stream. The watched task's messages are named as its live events name them, so the live text goes on in them.
+  // to read it ends the stream. Messages are named as the live streams named them (the watched task's unmarked start as
+  // its run's), so the live text goes on in them and a page that kept them merges without a change.
+  const reads = deps.historyReads ?? unboundedReads();
+  const charge = reads.charge();
+  const naming = {
+    runs: messageRunIndex(state.messageRuns),
+    runOfTask: (messageTaskId: string) => (messageTaskId === taskId ? messageRunId : undefined),
+  };
   const conversation$ = status$.pipe(
     take(1),
-    switchMap(() =>
-      readConversation(deps.a2a, state.contextId, (messageTaskId, kernelId) =>
-        messageTaskId === taskId ? runMessageId(messageRunId, kernelId) : kernelId,
-      ),
-    ),
+    switchMap(() => readConversation(deps.a2a, state.contextId, { naming, reads, charge })),
+    switchMap(async (conversation) => ({
+      ...conversation,
+      messages: withPendingToolCalls(conversation.messages, Object.values(execution.pending), messageRunId),
+    })),
     shareReplay(1),
   );
   const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
@@ -124,7 +151,7 @@ export function observeExecution(
         alongside: merge(
           status$.pipe(toStateEvents()),
           conversation$.pipe(
-            map(messagesSnapshot),
+            mergeMap((conversation) => from(conversationEvents(conversation))),
             catchError(() => EMPTY),
           ),
         ),
@@ -142,5 +169,7 @@ export function observeExecution(
     keepPipelineGraphCurrent<SseItem>(),
     settleStatus<ThreadStatus, SseItem>(reduceThreadStatus),
     runErrors.logEach(),
+    // What the snapshot holds is held until the stream ends (the read is shared with the live part).
+    finalize(() => charge.release()),
   );
 }
