@@ -137,6 +137,7 @@ export function observeExecution(
         threadId,
         runId,
         messageRunId,
+        pipelineMessageScope: execution.executionId,
         opening: [
           { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
           sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),
