@@ -39,8 +39,12 @@ export interface HistoryTask {
 
 /** Who named which messages: the opening message of each run the thread kept, and the run a task's unmarked start belongs to. */
 export interface HistoryNaming {
-  /** Kernel message id that opened a run → the run its messages are named under. */
-  runs: ReadonlyMap<string, string>;
+  /**
+   * Kernel message id that opened a run → the run its messages are named
+   * under, and the tool calls its answer (that message's text) was shown as
+   * the result of at once.
+   */
+  runs: ReadonlyMap<string, { runId: string; answeredCalls: readonly string[] }>;
   /** The run of a task's entries before any known opening (the watched task's current run), if known. */
   runOfTask?: (taskId: string) => string | undefined;
 }
@@ -219,9 +223,11 @@ export function conversationOf(tasks: readonly HistoryTask[], naming: HistoryNam
     // A task's first message is its run's, even unmarked: the run it is known to belong to names it then.
     let opening = true;
     let part: HistoryEntry[] = [];
+    let answerResults: KernelSignal[] = [];
     const flush = () => {
-      const signals = agentSignals(part);
+      const signals = [...answerResults, ...agentSignals(part)];
       part = [];
+      answerResults = [];
       if (signals.length === 0) return;
       for (const event of project(signals, run ?? `${task.id}:${unnamed}`)) fold.apply(event);
     };
@@ -234,10 +240,14 @@ export function conversationOf(tasks: readonly HistoryTask[], naming: HistoryNam
       const isAnswer = entry.messageId.startsWith(RESUME_MESSAGE_ID_PREFIX);
       if (opened !== undefined || (!isAnswer && !opening)) {
         flush();
-        run = opened;
+        run = opened?.runId;
         if (opened === undefined) unnamed++;
       }
       opening = false;
+      // As the resumed run showed it: the answer as the result of the call it answered, before anything the kernel said.
+      for (const toolCallId of opened?.answeredCalls ?? []) {
+        answerResults.push({ kind: "tool", status: "completed", toolCallId, toolName: "tool", input: undefined, result: entry.text });
+      }
       if (!isAnswer && entry.text && !fold.messages.some(({ id }) => id === entry.messageId)) {
         fold.messages.push({ id: entry.messageId, role: "user", content: entry.text });
       }

@@ -3,10 +3,10 @@
  * kernel that was recorded did once. Played twice on one thread, the second
  * play's calls would reuse the first's ids, and a client keyed on tool call
  * ids would put the second turn's results under the first turn's calls. So
- * every play of a fixture after the first in a context names its calls
- * afresh, `<id>~<n>` for the n-th play, the same way in every line (the
- * call, its progress, its result, the input that waits on it): a thread
- * that plays a fixture once shows the recorded ids.
+ * a fixture a context plays again names its calls afresh, `<id>~<n>` for
+ * its n-th play there, the same way in every line (the call, its progress,
+ * its result, the input that waits on it): a thread that plays a fixture
+ * once shows the recorded ids.
  */
 import { isJsonObject } from "../model/json.js";
 
@@ -29,14 +29,15 @@ export function withFreshToolIds<T>(value: T, suffix: string): T {
   return walk(value) as T;
 }
 
-/** How many fixtures each context has played, for the suffix of the next one. */
+/** How many times each context has played each fixture, for the suffix of the next play. */
 export class FixturePlays {
   readonly #plays = new Map<string, number>();
 
-  /** The suffix of a new play in `contextId`: none for its first. */
-  next(contextId: string): string {
-    const played = this.#plays.get(contextId) ?? 0;
-    this.#plays.set(contextId, played + 1);
+  /** The suffix of a new play of `fixture` in `contextId`: none for its first there. */
+  next(contextId: string, fixture: string): string {
+    const key = JSON.stringify([contextId, fixture]);
+    const played = this.#plays.get(key) ?? 0;
+    this.#plays.set(key, played + 1);
     return played === 0 ? "" : `~${played + 1}`;
   }
 }

@@ -218,7 +218,7 @@ export class ReplayExecutor implements AgentExecutor {
     const { fixturesDir } = this.options;
     const name = this.fixtureNames.get(turn.taskId) ?? selectFixture(turn.text, await listFixtures(fixturesDir));
     this.fixtureNames.set(turn.taskId, name);
-    if (!this.toolIdSuffixes.has(turn.taskId)) this.toolIdSuffixes.set(turn.taskId, this.fixturePlays.next(turn.contextId));
+    if (!this.toolIdSuffixes.has(turn.taskId)) this.toolIdSuffixes.set(turn.taskId, this.fixturePlays.next(turn.contextId, name));
     const section = sectionFor(await loadFixture(fixturesDir, name), turn.turnIndex, turn.answer);
     const lines = section?.lines ?? noSectionReply(name, turn.turnIndex);
     return withFreshToolIds(lines, this.toolIdSuffixes.get(turn.taskId)!);

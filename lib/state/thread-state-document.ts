@@ -97,7 +97,11 @@ function projectFence(fence: ExecutionFence): ExecutionFence {
 
 function projectMessageRun(run: MessageRun): MessageRun {
   if (run === null || typeof run !== "object") return run;
-  return { messageRunId: run.messageRunId, opensWith: run.opensWith };
+  return {
+    messageRunId: run.messageRunId,
+    opensWith: run.opensWith,
+    ...(run.answeredCalls !== undefined ? { answeredCalls: run.answeredCalls } : {}),
+  };
 }
 
 /**

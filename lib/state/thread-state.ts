@@ -96,6 +96,8 @@ export interface MessageRun {
   /** The run its messages are named under (`model/message-ids.ts`). */
   messageRunId: string;
   opensWith: string[];
+  /** Tool calls its answers showed the answer's text as the result of, at once (absent: none). */
+  answeredCalls?: string[];
 }
 
 export interface ThreadState {

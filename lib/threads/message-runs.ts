@@ -14,6 +14,8 @@
  * read back from.
  */
 import { latestUserMessage } from "../a2a/request-mapping.js";
+import { kindOf } from "../interrupts/kinds.js";
+import { isNonEmptyString } from "../model/json.js";
 import { resumedRunMessageId } from "../model/message-ids.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import type { MessageRun, ThreadState } from "../state/thread-state.js";
@@ -46,13 +48,39 @@ export function recordMessageRun(state: ThreadState, input: ValidRunInput, reuse
   const messageRunId = reusesRunId && answered !== undefined ? resumedRunMessageId(input.runId, answered) : input.runId;
   const opensWith = openingMessageIds(input);
   if (opensWith.length === 0) return state;
-  const kept = [...(state.messageRuns ?? []), { messageRunId, opensWith }].slice(-MESSAGE_RUNS_KEPT);
+  const calls = answeredCalls(state, input);
+  const run: MessageRun = calls.length > 0 ? { messageRunId, opensWith, answeredCalls: calls } : { messageRunId, opensWith };
+  const kept = [...(state.messageRuns ?? []), run].slice(-MESSAGE_RUNS_KEPT);
   return { ...state, messageRuns: kept };
 }
 
+/**
+ * The tool calls a resume's answers show a result for at once, the answer's
+ * text (`interrupts/answer-message.ts`: a question's or a deployment
+ * confirmation's, not cancelled): the kernel's history has the text, not
+ * that it was shown as the call's result.
+ */
+function answeredCalls(state: ThreadState, input: ValidRunInput): string[] {
+  return (input.resume ?? []).flatMap(({ interruptId, status }) => {
+    const pending = state.execution.pending[interruptId];
+    if (!pending || status === "cancelled" || !isNonEmptyString(pending.value.toolUseId)) return [];
+    const kind = kindOf(pending.value);
+    return kind === "selection" || kind === "deployment_confirmation" ? [pending.value.toolUseId] : [];
+  });
+}
+
 /** Opening message id → the run its messages are named under; a later run's claim wins. */
-export function messageRunIndex(runs: readonly MessageRun[] | undefined): Map<string, string> {
-  const index = new Map<string, string>();
-  for (const run of runs ?? []) for (const id of run.opensWith) index.set(id, run.messageRunId);
+export function messageRunIndex(runs: readonly MessageRun[] | undefined): Map<string, KeptRun> {
+  const index = new Map<string, KeptRun>();
+  for (const run of runs ?? []) {
+    const kept = { runId: run.messageRunId, answeredCalls: run.answeredCalls ?? [] };
+    for (const id of run.opensWith) index.set(id, kept);
+  }
   return index;
+}
+
+/** What the conversation read back needs of a kept run. */
+export interface KeptRun {
+  runId: string;
+  answeredCalls: readonly string[];
 }

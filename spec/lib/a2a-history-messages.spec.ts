@@ -26,11 +26,14 @@ const task = (id: string, history: unknown[], timestamp?: string) => ({
   history,
 });
 
+const runsOf = (runs: Record<string, string>) =>
+  new Map(Object.entries(runs).map(([opening, runId]) => [opening, { runId, answeredCalls: [] as string[] }]));
+
 /** Tasks → the conversation, named after the runs that opened them. */
 const conversation = (tasks: unknown[], runs: Record<string, string> = {}, runOfTask?: HistoryNaming["runOfTask"]) =>
   conversationOf(
     tasks.map((raw) => historyTask(raw)!.task),
-    { runs: new Map(Object.entries(runs)), ...(runOfTask ? { runOfTask } : {}) },
+    { runs: runsOf(runs), ...(runOfTask ? { runOfTask } : {}) },
   );
 
 describe("a task's history as messages", () => {
@@ -168,12 +171,7 @@ describe("readConversation", () => {
       return stored[id as keyof typeof stored];
     },
   });
-  const naming = {
-    runs: new Map([
-      ["m1", "run-1"],
-      ["m2", "run-2"],
-    ]),
-  };
+  const naming = { runs: runsOf({ m1: "run-1", m2: "run-2" }) };
 
   it("lists the context's tasks, reads each one's history newest first, and shows them oldest first", async () => {
     const calls: string[] = [];

@@ -87,6 +87,58 @@ describe("connecting to a thread", () => {
     expect(next.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
   });
 
+  /** Every interrupt kind of the demo kernel, with each kind of answer but a cancel. */
+  const answers: Array<[fixture: string, payload: Record<string, unknown>]> = [
+    ["permission", { decision: "allow_once" }],
+    ["permission", { decision: "deny" }],
+    ["question", { selectedId: "cn-shanghai" }],
+    ["question", { freeText: "eu-central-1, please" }],
+    ["deploy-confirm", { selectedId: "confirm" }],
+    ["deploy-confirm", { selectedId: "adjust" }],
+  ];
+
+  it.each(answers)(
+    "%s answered %j: a reloaded page can answer; once answered, connecting or reloading keeps the chat whole",
+    async (fixture, payload) => {
+      const page = pageAgent();
+      page.messages.push(userMessage(fixture));
+      expect((await runHttpAgent(page, { runId: uniqueId("run"), forwardedProps })).error).toBeUndefined();
+      expect(page.pendingInterrupts).toHaveLength(1);
+
+      // Paused (HttpAgent itself refuses to connect a page with interrupts pending): a reloaded page gets the chat and the
+      // interrupt, ready to answer.
+      const whilePaused = pageAgent(page.threadId);
+      const attached = await connectHttpAgent(whilePaused);
+      expect(attached.error).toBeUndefined();
+      await expectValidRun(attached.events);
+      expect(chat(whilePaused.messages)).toEqual(chat(page.messages));
+      expect(whilePaused.pendingInterrupts).toEqual(page.pendingInterrupts);
+
+      const [interrupt] = page.pendingInterrupts;
+      const answered = await runHttpAgent(page, {
+        runId: uniqueId("run"),
+        forwardedProps,
+        resume: [{ interruptId: interrupt!.id, status: "resolved", payload }],
+      });
+      expect(answered.error).toBeUndefined();
+      expect(page.pendingInterrupts).toEqual([]);
+
+      // Answered: the page connects and keeps everything; a reloaded page gets the same chat.
+      const done = structuredClone(page.messages);
+      expect((await connectHttpAgent(page)).error).toBeUndefined();
+      expect(page.messages).toEqual(done);
+      const reloaded = pageAgent(page.threadId);
+      expect((await connectHttpAgent(reloaded)).error).toBeUndefined();
+      expect(chat(reloaded.messages)).toEqual(chat(done));
+
+      // No message twice, and the next message is not refused.
+      const ids = done.map(({ id }) => id);
+      expect(new Set(ids).size).toBe(ids.length);
+      reloaded.messages.push(userMessage("chat"));
+      expect((await runHttpAgent(reloaded, { runId: uniqueId("run"), forwardedProps })).error).toBeUndefined();
+    },
+  );
+
   it("a thread the service does not know starts its empty stream with the protocol version", async () => {
     const page = pageAgent();
     const attached = await connectHttpAgent(page);
