@@ -100,6 +100,8 @@ export interface RunSetup {
    * (`lib/model/message-ids.ts`).
    */
   messageRunId?: string;
+  /** What pipeline messages are named under: the execution, so its runs go on in one message (`projectText`); the run when absent. */
+  pipelineMessageScope?: string;
   /** What the client sees first: RUN_STARTED, and for an observer its session event. */
   opening: readonly AGUIEvent[];
   /** The execution's ids for the session event, and those the thread knows already; an observer announces its own in `opening`. */
@@ -167,7 +169,7 @@ export function unfoldPipeline(
 
 /** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
 export function projectToAgui(
-  setup: Pick<RunSetup, "threadId" | "runId" | "messageRunId" | "session" | "textSnapshotDigests" | "describe">,
+  setup: Pick<RunSetup, "threadId" | "runId" | "messageRunId" | "pipelineMessageScope" | "session" | "textSnapshotDigests" | "describe">,
   ports: Pick<RunPorts, "settleAndPersistEnd" | "instrument">,
 ): OperatorFunction<RunItem, AGUIEvent> {
   const { threadId, runId, describe } = setup;
@@ -177,7 +179,10 @@ export function projectToAgui(
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   return pipe(
     stage("cumulativeTextAsDeltas", cumulativeTextAsDeltas({ sessionKnown: Boolean(setup.session?.known.sessionId) })),
-    stage("projectText", projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests) })),
+    stage(
+      "projectText",
+      projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests), pipelineScope: setup.pipelineMessageScope }),
+    ),
     stage("projectReasoning", projectReasoning({ runId: messageRunId })),
     stage("projectTools", projectTools({ runId: messageRunId })),
     stage("projectArtifacts", projectArtifacts()),

@@ -130,6 +130,7 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
           threadId,
           runId,
           messageRunId: messageRunIdOf(input, thread),
+          pipelineMessageScope: execution.executionId,
           opening: [runStartedEvent(input)],
           session: {
             threadId,

@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { A2AClient } from "./a2a/client.js";
 import { AgentCardSource, type KernelAgent } from "./a2a/dialect.js";
+import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES, HistoryReads } from "./a2a/history-budget.js";
 import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
@@ -146,6 +147,10 @@ export async function startService(
   const runs = new Runs({
     config,
     slots,
+    historyReads: new HistoryReads({
+      requestBytes: config.historyBudgetBytes ?? DEFAULT_HISTORY_BUDGET_BYTES,
+      processBytes: config.historyProcessBudgetBytes ?? DEFAULT_HISTORY_PROCESS_BUDGET_BYTES,
+    }),
     a2a: timedKernel,
     store: instrumentedStore(store ?? opened!.store, metrics),
     metrics,

@@ -57,6 +57,13 @@ export interface ProjectTextOptions {
   newMessageId?: () => string;
   /** Digests of the full text of messages sent in earlier runs of this execution (`textDigest`, or bare SHA-256 hex from older states). */
   knownDigests?: Iterable<string>;
+  /**
+   * What pipeline messages are named under instead of the run: the
+   * execution, whose pipeline names each message once. A run that resumes
+   * it then goes on in the message its pause left open (a candidate's
+   * paragraph stays one), where the agent's own text starts anew.
+   */
+  pipelineScope?: string;
 }
 
 /** The texts shown before, as the resume check looks them up. */
@@ -158,6 +165,7 @@ const AGENT_LANE = "agent";
 
 export function projectText(options: ProjectTextOptions): OperatorFunction<RunItem, RunItem> {
   const { runId } = options;
+  const pipelineScope = options.pipelineScope ?? runId;
   const newMessageId = options.newMessageId ?? (() => `assistant-${crypto.randomUUID().replaceAll("-", "")}`);
   const known = knownTexts(options.knownDigests ?? []);
   const resumed = known.lengths.length > 0 || known.bare.size > 0;
@@ -170,6 +178,7 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
         return lane;
       };
       const agent = laneOf(AGENT_LANE);
+      const scopeOf = (lane: Lane) => (lane === agent ? runId : pipelineScope);
       let textEmitted = false;
       /** Each message of this run, in order of first text: the hash of its whole text so far, as the kernel sent it. */
       const sent = new Map<string, TextHash>();
@@ -199,7 +208,8 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
 
       const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent[] => {
         // The open message's id is kept, not built again: this runs on every delta.
-        const messageId = lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(runId, kernelId, lane.after);
+        const messageId =
+          lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(scopeOf(lane), kernelId, lane.after);
         const delta = unseen(messageId, text, !pipeline);
         if (!delta) return [];
         const out: AGUIEvent[] = [];
@@ -240,7 +250,7 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
       const placeTool = (signal: SignalOf<"tool">): RunItem[] => {
         const lane = laneOf(signal.messageId ?? AGENT_LANE);
         if (signal.status === "started" || signal.status === "input_complete") {
-          lane.turnId ??= toolTurnMessageId(runId, signal.toolCallId);
+          lane.turnId ??= toolTurnMessageId(scopeOf(lane), signal.toolCallId);
           return [{ ...signal, parentMessageId: lane.turnId }];
         }
         lane.turnId = undefined;
@@ -252,7 +262,8 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
       /** Thinking goes beside the message its lane shows now, or would show next. */
       const placeReasoning = (signal: SignalOf<"reasoning">): RunItem => {
         const lane = laneOf(signal.messageId ?? AGENT_LANE);
-        const messageId = lane.openId ?? (lane.nextId ??= runMessageId(runId, signal.messageId ?? lane.kernelId ?? AGENT_LANE, lane.after));
+        const messageId =
+          lane.openId ?? (lane.nextId ??= runMessageId(scopeOf(lane), signal.messageId ?? lane.kernelId ?? AGENT_LANE, lane.after));
         return { ...signal, messageId };
       };
 

@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
 } from "../a2a/limits.js";
 import { DIALECT_SETTINGS } from "../a2a/dialect.js";
+import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES } from "../a2a/history-budget.js";
 import { LOG_LEVELS, DEFAULT_LOG_LEVEL } from "../log.js";
 import { originOf } from "../net/host-names.js";
 import { DEFAULT_LEASE_TTL_MS, MIN_LEASE_TTL_MS } from "../state/lease-ttl.js";
@@ -208,6 +209,23 @@ export const SETTING_TABLE = {
     parse: integer(1024),
     default: { value: DEFAULT_MAX_KERNEL_RESPONSE_BYTES },
     description: "The largest JSON answer of the kernel, in bytes (at least 1024).",
+  }),
+  // What reconnects may hold of conversations read back from the kernel (see `a2a/history-budget.ts`).
+  /** One reconnect's conversation snapshot, in characters of kept text: the newest turns that fit. */
+  historyBudgetBytes: setting({
+    env: "IAC_CODE_AGUI_HISTORY_BUDGET_BYTES",
+    parse: integer(1024),
+    optionalInConfig: true,
+    default: { value: DEFAULT_HISTORY_BUDGET_BYTES },
+    description: "The most one reconnect's conversation snapshot holds, in characters (at least 1024); older turns are left out.",
+  }),
+  /** Every conversation snapshot held at once in this process, in characters. */
+  historyProcessBudgetBytes: setting({
+    env: "IAC_CODE_AGUI_HISTORY_PROCESS_BUDGET_BYTES",
+    parse: integer(1024),
+    optionalInConfig: true,
+    default: { value: DEFAULT_HISTORY_PROCESS_BUDGET_BYTES },
+    description: "The most all conversation snapshots hold at once in this process, in characters (at least 1024).",
   }),
   // Generic AG-UI clients (CopilotKit and the like), both off by default: the strict protocol stays the default.
   /** The workspace of a request that sends no `forwardedProps.iacCode`; unset, such a request is refused. */

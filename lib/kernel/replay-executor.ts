@@ -18,6 +18,7 @@ import { frameKey, sectionFor, type FixtureLine } from "../fixtures/fixture-form
 import type { LiveIds } from "../fixtures/placeholders.js";
 import { listFixtures, loadFixture, selectFixture } from "./fixtures.js";
 import { isTerminal, permissionAnswerOf, withWaiting, type PendingInputs } from "./interrupts.js";
+import { FixturePlays, withFreshToolIds } from "./fresh-tool-ids.js";
 import { toLiveEvent } from "./live-event.js";
 import type { PipelineLog } from "./pipeline-state.js";
 import { ReplayTiming } from "./replay-timing.js";
@@ -102,6 +103,9 @@ export class ReplayExecutor implements AgentExecutor {
   private readonly turnCounts = new Map<string, number>();
   /** The fixture each task's first turn picked; its later turns play from it. */
   private readonly fixtureNames = new Map<string, string>();
+  /** Each task's tool id suffix: fresh ids for a fixture a context plays again (`fresh-tool-ids.ts`). */
+  private readonly toolIdSuffixes = new Map<string, string>();
+  private readonly fixturePlays = new FixturePlays();
   /** The state of the last status (or Task) each task published. */
   private readonly states = new Map<string, TaskState>();
   /** Sideband answers to play as the next turn once the task's running replay has played its lines. */
@@ -214,8 +218,10 @@ export class ReplayExecutor implements AgentExecutor {
     const { fixturesDir } = this.options;
     const name = this.fixtureNames.get(turn.taskId) ?? selectFixture(turn.text, await listFixtures(fixturesDir));
     this.fixtureNames.set(turn.taskId, name);
+    if (!this.toolIdSuffixes.has(turn.taskId)) this.toolIdSuffixes.set(turn.taskId, this.fixturePlays.next(turn.contextId, name));
     const section = sectionFor(await loadFixture(fixturesDir, name), turn.turnIndex, turn.answer);
-    return section?.lines ?? noSectionReply(name, turn.turnIndex);
+    const lines = section?.lines ?? noSectionReply(name, turn.turnIndex);
+    return withFreshToolIds(lines, this.toolIdSuffixes.get(turn.taskId)!);
   }
 
   /** Plays `lines`; true when all of them played, false when the replay was stopped or hit an error line. */

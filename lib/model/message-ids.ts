@@ -6,7 +6,9 @@
  * into an earlier run's message), and otherwise only what the kernel itself
  * names (its message id, a pipeline envelope's coordinates, a tool call id):
  * an observer of the same run, or the run after a re-attach, computes the
- * same ids from the same kernel events.
+ * same ids from the same kernel events. Pipeline messages are scoped to
+ * the execution instead (`projectText`'s `pipelineScope`): a pipeline names
+ * each message once, and the run that resumes it goes on in them.
  */
 
 /**

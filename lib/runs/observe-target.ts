@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { EventType, PROTOCOL_VERSION, type AGUIEvent } from "@ag-ui/core";
 import { from, type Observable } from "rxjs";
 import type { RunA2A } from "../a2a/client.js";
+import type { HistoryReads } from "../a2a/history-budget.js";
 import { messagesSnapshot } from "../a2a/history-messages.js";
 import { AguiError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -47,6 +48,7 @@ export interface ObserveTargetDependencies {
   heartbeatMs: number;
   language: string;
   log: Logger;
+  historyReads?: HistoryReads;
 }
 
 export async function observeTarget(target: ObserveTarget, deps: ObserveTargetDependencies): Promise<Observable<SseItem>> {
@@ -60,7 +62,7 @@ export async function observeTarget(target: ObserveTarget, deps: ObserveTargetDe
   const { execution } = state;
   const observed$ = observeExecution(
     { state, runId, afterSequence: target.afterSequence ?? execution.pipelineSequence, language: deps.language },
-    { a2a: deps.a2a, hub: deps.hub, heartbeatMs: deps.heartbeatMs, log: deps.log },
+    { a2a: deps.a2a, hub: deps.hub, heartbeatMs: deps.heartbeatMs, log: deps.log, historyReads: deps.historyReads },
   );
   if (execution.taskId === null) return observed$;
   const log = deps.log.child({ threadId, executionId: execution.executionId });

@@ -18,6 +18,7 @@
 import { randomUUID } from "node:crypto";
 import type { Observable } from "rxjs";
 import type { A2AClient, RunA2A } from "../a2a/client.js";
+import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES, HistoryReads } from "../a2a/history-budget.js";
 import { userPartsForKernel } from "../a2a/images.js";
 import type { Config } from "../config.js";
 import { messageFor } from "../i18n/index.js";
@@ -76,6 +77,8 @@ export interface RunsDependencies {
   instrument?: RunPorts["instrument"];
   /** The caps on runs at once (see `run-slots.ts`); without it, none. */
   slots?: RunSlots;
+  /** What reconnects may hold of conversations read back (`a2a/history-budget.ts`); the defaults without it. */
+  historyReads?: HistoryReads;
 }
 
 export class Runs {
@@ -93,10 +96,24 @@ export class Runs {
   readonly #metrics: ServiceMetrics | undefined;
   readonly #instrument: RunPorts["instrument"];
   readonly #slots: RunSlots | undefined;
+  readonly #historyReads: HistoryReads;
 
-  constructor({ config, a2a, store, now = Date.now, log = silentLogger, sharedThreads, metrics, instrument, slots }: RunsDependencies) {
+  constructor({
+    config,
+    a2a,
+    store,
+    now = Date.now,
+    log = silentLogger,
+    sharedThreads,
+    metrics,
+    instrument,
+    slots,
+    historyReads,
+  }: RunsDependencies) {
     this.#slots = slots;
     this.#config = config;
+    this.#historyReads =
+      historyReads ?? new HistoryReads({ requestBytes: DEFAULT_HISTORY_BUDGET_BYTES, processBytes: DEFAULT_HISTORY_PROCESS_BUDGET_BYTES });
     this.#a2a = a2a;
     this.#store = store;
     this.#now = now;
@@ -184,6 +201,7 @@ export class Runs {
       heartbeatMs: this.#config.heartbeatMs,
       language: client.language,
       log: client.log,
+      historyReads: this.#historyReads,
     });
   }
 

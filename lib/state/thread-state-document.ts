@@ -15,6 +15,7 @@ import {
   type ExecutionFence,
   type ExecutionState,
   type InputProjection,
+  type MessageRun,
   type PendingInput,
   type ThreadState,
 } from "./thread-state.js";
@@ -94,6 +95,15 @@ function projectFence(fence: ExecutionFence): ExecutionFence {
   return { version: fence.version, owner: fence.owner };
 }
 
+function projectMessageRun(run: MessageRun): MessageRun {
+  if (run === null || typeof run !== "object") return run;
+  return {
+    messageRunId: run.messageRunId,
+    opensWith: run.opensWith,
+    ...(run.answeredCalls !== undefined ? { answeredCalls: run.answeredCalls } : {}),
+  };
+}
+
 /**
  * Exactly the fields of ThreadState, picked one by one (never a spread), and
  * for pending inputs only KEPT_INPUT_FIELDS. Values of the wrong type are
@@ -115,5 +125,8 @@ export function projectThreadState(state: ThreadState): ThreadState {
       : state.appliedResumeDigests,
     terminalExecutionIds: state.terminalExecutionIds,
     ...(state.executionFence !== undefined ? { executionFence: projectFence(state.executionFence) } : {}),
+    ...(state.messageRuns !== undefined
+      ? { messageRuns: Array.isArray(state.messageRuns) ? state.messageRuns.map(projectMessageRun) : state.messageRuns }
+      : {}),
   };
 }

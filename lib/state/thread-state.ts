@@ -91,6 +91,15 @@ export interface AppliedResume {
   digest: string;
 }
 
+/** A run and the kernel message ids that open it in a task's history (`threads/message-runs.ts`). */
+export interface MessageRun {
+  /** The run its messages are named under (`model/message-ids.ts`). */
+  messageRunId: string;
+  opensWith: string[];
+  /** Tool calls its answers showed the answer's text as the result of, at once (absent: none). */
+  answeredCalls?: string[];
+}
+
 export interface ThreadState {
   schemaVersion: typeof THREAD_STATE_SCHEMA_VERSION;
   threadId: string;
@@ -105,6 +114,8 @@ export interface ThreadState {
   reusedRunDigests?: string[];
   appliedResumeDigests: AppliedResume[];
   terminalExecutionIds: string[];
+  /** The newest runs and what opens each in the kernel's history; absent in files written before it was kept. */
+  messageRuns?: MessageRun[];
   /** Absent until a request carries a fence (and in files written before it was kept). */
   executionFence?: ExecutionFence;
 }

@@ -18,6 +18,7 @@ import { AguiError, THREAD_BUSY_RETRY_AFTER_S } from "../errors.js";
 import type { ValidRunInput } from "../model/run-input.js";
 import { sameWorkspace } from "../workspace.js";
 import { applyExecutionFence, requestFence, type FenceDependencies } from "./fence.js";
+import { recordMessageRun } from "./message-runs.js";
 import { endOrphanedExecution, type OrphanDependencies } from "./orphans.js";
 import { repeatedInterrupts } from "./interrupt-sizes.js";
 import { endExecution, hasPending, newThreadState, pendingExpired, rotateExecution } from "./thread-transitions.js";
@@ -158,7 +159,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
         state = rotateExecution(state, deps.newExecutionId(), ext.rosInvocationId);
       }
     }
-    state = recordRun(state, input.runId, digest, reusesRunId);
+    state = recordMessageRun(recordRun(state, input.runId, digest, reusesRunId), input, reusesRunId);
     // Every check is done and the lease is held: the write and the kernel call may overlap (time to the first event).
     return { state, lease, isResume, written: save(store, state, lease) };
   } catch (error) {

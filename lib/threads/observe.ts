@@ -29,15 +29,29 @@
  * with no recovery route replays nothing of what came before.
  */
 import { EventType, PROTOCOL_VERSION, type Interrupt } from "@ag-ui/core";
-import { catchError, EMPTY, map, merge, of, shareReplay, switchMap, take, type Observable, type SchedulerLike } from "rxjs";
-import { messagesSnapshot, readConversation } from "../a2a/history-messages.js";
+import {
+  catchError,
+  EMPTY,
+  finalize,
+  from,
+  map,
+  merge,
+  mergeMap,
+  of,
+  shareReplay,
+  switchMap,
+  take,
+  type Observable,
+  type SchedulerLike,
+} from "rxjs";
+import { HistoryReads } from "../a2a/history-budget.js";
+import { conversationEvents, readConversation } from "../a2a/history-messages.js";
 import type { AguiError } from "../errors.js";
 import { messageFor } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
 import type { KernelInput, KernelSignal } from "../model/kernel-signal.js";
-import { runMessageId } from "../model/message-ids.js";
 import { runningStepFacts } from "../model/open-steps.js";
 import type { StepFacts } from "../model/step-facts.js";
 import { reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
@@ -48,6 +62,8 @@ import { sessionEvent } from "../../operators/announce-session.js";
 import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { settleStatus } from "../../operators/settle-status.js";
 import { toStateEvents } from "../../operators/to-state-events.js";
+import { messageRunIndex } from "./message-runs.js";
+import { withPendingToolCalls } from "./pending-tool-calls.js";
 import { reattach } from "./recovery.js";
 import { RunErrorLog } from "./run-error-log.js";
 import { statusFromState, type ThreadStatusHub } from "./status-hub.js";
@@ -67,6 +83,8 @@ export interface ObserveDependencies {
   scheduler?: SchedulerLike;
   /** The logger the observer's records are children of; it binds its own ids. */
   log?: Logger;
+  /** What reading conversations back may cost in this process (`a2a/history-budget.ts`). */
+  historyReads?: HistoryReads;
 }
 
 /** Where the observer's status snapshot stands as it attaches. */
@@ -76,6 +94,9 @@ interface AttachPoint {
   /** The pipeline sequence it has in it. */
   sequence: number;
 }
+
+/** Without a process's own limits: unbounded, as a test's observer reads. */
+const unboundedReads = () => new HistoryReads({ requestBytes: Number.MAX_SAFE_INTEGER, processBytes: Number.MAX_SAFE_INTEGER });
 
 export function observeExecution(
   { state, runId, afterSequence, language }: ObserveRequest,
@@ -104,14 +125,21 @@ export function observeExecution(
   // One watch for the snapshot and for the wait below: a hub shared between instances answers after a Redis round trip.
   const status$ = deps.hub.watch(threadId, () => statusFromState(state)).pipe(shareReplay({ bufferSize: 1, refCount: true }));
   // Read once for both uses below, once the status snapshot is out: nothing live starts before both are in, and a failure
-  // to read it ends the stream. The watched task's messages are named as its live events name them, so the live text goes on in them.
+  // to read it ends the stream. Messages are named as the live streams named them (the watched task's unmarked start as
+  // its run's), so the live text goes on in them and a page that kept them merges without a change.
+  const reads = deps.historyReads ?? unboundedReads();
+  const charge = reads.charge();
+  const naming = {
+    runs: messageRunIndex(state.messageRuns),
+    runOfTask: (messageTaskId: string) => (messageTaskId === taskId ? messageRunId : undefined),
+  };
   const conversation$ = status$.pipe(
     take(1),
-    switchMap(() =>
-      readConversation(deps.a2a, state.contextId, (messageTaskId, kernelId) =>
-        messageTaskId === taskId ? runMessageId(messageRunId, kernelId) : kernelId,
-      ),
-    ),
+    switchMap(() => readConversation(deps.a2a, state.contextId, { naming, reads, charge })),
+    switchMap(async (conversation) => ({
+      ...conversation,
+      messages: withPendingToolCalls(conversation.messages, Object.values(execution.pending), messageRunId),
+    })),
     shareReplay(1),
   );
   const ended: KernelSignal = { kind: "run-end", error: undefined, kernelSettled: true };
@@ -124,6 +152,7 @@ export function observeExecution(
           threadId,
           runId,
           messageRunId,
+          pipelineMessageScope: execution.executionId,
           opening: [
             { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION },
             sessionEvent(identity, { taskId: execution.taskId, sessionId: state.iacCodeSessionId }),
@@ -141,7 +170,7 @@ export function observeExecution(
           alongside: merge(
             status$.pipe(toStateEvents()),
             conversation$.pipe(
-              map(messagesSnapshot),
+              mergeMap((conversation) => from(conversationEvents(conversation))),
               catchError(() => EMPTY),
             ),
           ),
@@ -175,5 +204,7 @@ export function observeExecution(
     keepPipelineGraphCurrent<SseItem>(),
     settleStatus<ThreadStatus, SseItem>(reduceThreadStatus),
     runErrors.logEach(),
+    // What the snapshot holds is held until the stream ends (the read is shared with the live part).
+    finalize(() => charge.release()),
   );
 }

@@ -1,8 +1,24 @@
 import { describe, expect, it } from "@jest/globals";
-import { conversationMessages, oldestFirst, readConversation, taskMessages } from "../../lib/a2a/history-messages.js";
+import { EventType } from "@ag-ui/core";
+import { HistoryReads } from "../../lib/a2a/history-budget.js";
+import {
+  conversationEvents,
+  conversationOf,
+  HISTORY_TRUNCATED_EVENT,
+  historyTask,
+  oldestFirst,
+  readConversation,
+  type HistoryNaming,
+} from "../../lib/a2a/history-messages.js";
 
 const user = (messageId: string, text: string) => ({ messageId, role: "ROLE_USER", parts: [{ text }] });
 const agent = (messageId: string, text: string) => ({ messageId, role: "ROLE_AGENT", parts: [{ text }] });
+const status = (messageId: string, iacCode: Record<string, unknown>) => ({
+  messageId,
+  role: "ROLE_AGENT",
+  parts: [],
+  metadata: { iac_code: iacCode },
+});
 const task = (id: string, history: unknown[], timestamp?: string) => ({
   id,
   contextId: "ctx",
@@ -10,78 +26,116 @@ const task = (id: string, history: unknown[], timestamp?: string) => ({
   history,
 });
 
-describe("taskMessages", () => {
-  it("gives the user's messages and the agent's text, in order, under the kernel's ids", () => {
-    expect(taskMessages(task("t1", [user("m1", "deploy it"), agent("t1-message", "Deploying.")]))).toEqual([
+const runsOf = (runs: Record<string, string>) =>
+  new Map(Object.entries(runs).map(([opening, runId]) => [opening, { runId, answeredCalls: [] as string[] }]));
+
+/** Tasks → the conversation, named after the runs that opened them. */
+const conversation = (tasks: unknown[], runs: Record<string, string> = {}, runOfTask?: HistoryNaming["runOfTask"]) =>
+  conversationOf(
+    tasks.map((raw) => historyTask(raw)!.task),
+    { runs: runsOf(runs), ...(runOfTask ? { runOfTask } : {}) },
+  );
+
+describe("a task's history as messages", () => {
+  it("names each run's messages as its live stream did: `<runId>:<kernel message>`; the user's keep their ids", () => {
+    const tasks = [task("t1", [user("m1", "deploy it"), agent("t1-message", "Deploying.")])];
+    expect(conversation(tasks, { m1: "run-1" })).toEqual([
       { id: "m1", role: "user", content: "deploy it" },
-      { id: "t1-message", role: "assistant", content: "Deploying." },
+      { id: "run-1:t1-message", role: "assistant", content: "Deploying." },
     ]);
   });
 
   it("joins a streamed answer recorded chunk by chunk under one id, and takes a repeat of the whole text as the text", () => {
     const history = [user("m1", "hi"), agent("a", "Hel"), agent("a", "lo."), agent("a", "Hello."), agent("a", " Bye.")];
-    expect(taskMessages(task("t1", history))).toEqual([
+    expect(conversation([task("t1", history)], { m1: "r" })).toEqual([
       { id: "m1", role: "user", content: "hi" },
-      { id: "a", role: "assistant", content: "Hello. Bye." },
+      { id: "r:a", role: "assistant", content: "Hello. Bye." },
     ]);
   });
 
-  it("leaves out the service's interrupt answers, parts without text, and entries that are no message", () => {
+  it("shows recorded tool calls in their turn's message, each result right below it, thinking beside its text, and the text after a result apart", () => {
+    const history = [
+      user("m1", "check it"),
+      status("s1", { thinking: { type: "raw_thinking", text: "Let me look." } }),
+      agent("k", "Checking."),
+      status("s2", { tool: { status: "started", toolUseId: "call-1", name: "Validate" } }),
+      status("s3", { tool: { status: "input_complete", toolUseId: "call-1", name: "Validate", toolInput: { b: 2, a: 1 } } }),
+      status("s4", { tool: { status: "completed", toolUseId: "call-1", name: "Validate", result: { valid: true } } }),
+      agent("k", "It is valid."),
+    ];
+    expect(conversation([task("t1", history)], { m1: "run-1" })).toEqual([
+      { id: "m1", role: "user", content: "check it" },
+      { id: "reasoning-run-1:agent", role: "reasoning", content: "Let me look." },
+      {
+        id: "run-1:k",
+        role: "assistant",
+        content: "Checking.",
+        toolCalls: [{ id: "call-1", type: "function", function: { name: "Validate", arguments: '{"a":1,"b":2}' } }],
+      },
+      {
+        id: "run-1:tool-result:call-1",
+        toolCallId: "call-1",
+        role: "tool",
+        content: '{"valid":true}',
+        metadata: { "iac-code": { status: "completed" } },
+      },
+      { id: "run-1:k:after:call-1", role: "assistant", content: "It is valid." },
+    ]);
+  });
+
+  it("names what follows a resume after the resuming run, and leaves the service's answers out", () => {
     const history = [
       user("m1", "deploy it"),
       agent("a", "May I?"),
+      status("s1", { tool: { status: "started", toolUseId: "call-1", name: "Deploy" } }),
       { messageId: "agui-resume-run-2-perm-1", role: "ROLE_USER", parts: [{ data: { decision: "allow_once" } }] },
-      user("agui-resume-run-3", "Shanghai"),
-      { messageId: "x", role: "ROLE_AGENT", parts: [{ data: {} }] },
-      "not a message",
+      status("s2", { tool: { status: "completed", toolUseId: "call-1", name: "Deploy", result: "done" } }),
       agent("a", "Done."),
     ];
-    expect(taskMessages(task("t1", history))).toEqual([
+    const runs = { m1: "run-1", "agui-resume-run-2-perm-1": "run-2" };
+    expect(conversation([task("t1", history)], runs)).toEqual([
       { id: "m1", role: "user", content: "deploy it" },
-      { id: "a", role: "assistant", content: "May I?" },
-      // After the answer the agent's text is a message of its own, though the kernel reused the id.
-      { id: "a", role: "assistant", content: "Done." },
+      {
+        id: "run-1:a",
+        role: "assistant",
+        content: "May I?",
+        toolCalls: [{ id: "call-1", type: "function", function: { name: "Deploy", arguments: "" } }],
+      },
+      {
+        id: "run-2:tool-result:call-1",
+        toolCallId: "call-1",
+        role: "tool",
+        content: "done",
+        metadata: { "iac-code": { status: "completed" } },
+      },
+      { id: "run-2:a:after:call-1", role: "assistant", content: "Done." },
     ]);
   });
 
-  it("reads the agent's role as the projection does (`agent`, or none), and a task without history as no messages", () => {
-    expect(
-      taskMessages(
-        task("t1", [
-          { messageId: "a", parts: [{ text: "x" }] },
-          { messageId: "b", role: "agent", parts: [{ text: "y" }] },
-        ]),
-      ),
-    ).toEqual([
-      { id: "a", role: "assistant", content: "x" },
-      { id: "b", role: "assistant", content: "y" },
-    ]);
-    expect(taskMessages({ id: "t1" })).toEqual([]);
-    expect(taskMessages(undefined)).toEqual([]);
-  });
-});
-
-describe("conversationMessages", () => {
-  it("keeps every message when one id names several: the last keeps it, earlier ones are numbered", () => {
+  it("names the turns no kept run opened after their task and place, so one kernel id never names two messages", () => {
     const tasks = [
-      task("t1", [user("m1", "a"), agent("k", "one"), user("agui-resume-r", "ok"), agent("k", "two")]),
-      task("t2", [user("m2", "b"), agent("k", "three")]),
+      task("t1", [user("m1", "a"), agent("k", "one"), user("m2", "b"), agent("k", "two")]),
+      task("t2", [user("m3", "c"), agent("k", "three")]),
     ];
-    expect(conversationMessages(tasks).map(({ id, content }) => [id, content])).toEqual([
-      ["m1", "a"],
-      ["k:1", "one"],
-      ["k:2", "two"],
-      ["m2", "b"],
-      ["k", "three"],
-    ]);
+    expect(conversation(tasks).map(({ id }) => id)).toEqual(["m1", "t1:0:k", "m2", "t1:1:k", "m3", "t2:0:k"]);
+    // The watched task's first turn is its current run's, marked or not.
+    expect(conversation(tasks, {}, (taskId) => (taskId === "t2" ? "run-9" : undefined)).map(({ id }) => id)).toContain("run-9:k");
   });
-});
 
-describe("the ids of agent messages", () => {
-  it("are what the caller names them from their task and kernel id; the user's stay theirs", () => {
-    const tasks = [task("t1", [user("m1", "a"), agent("k", "one")]), task("t2", [user("m2", "b"), agent("k", "two")])];
-    const named = conversationMessages(tasks, (taskId, kernelId) => (taskId === "t2" ? `run-2:${kernelId}` : kernelId));
-    expect(named.map(({ id }) => id)).toEqual(["m1", "k", "m2", "run-2:k"]);
+  it("reads the agent's role as the projection does (`agent`, or none), and skips what is no message", () => {
+    const history = [
+      user("m1", "x"),
+      { messageId: "a", parts: [{ text: "x" }] },
+      "not a message",
+      { messageId: "b", role: "agent", parts: [{ text: "y" }] },
+    ];
+    expect(conversation([task("t1", history)], { m1: "r" })).toEqual([
+      { id: "m1", role: "user", content: "x" },
+      { id: "r:a", role: "assistant", content: "x" },
+      { id: "r:b", role: "assistant", content: "y" },
+    ]);
+    expect(historyTask({ id: "t1" })).toEqual({ task: { id: "t1", entries: [] }, size: 2 });
+    expect(historyTask(undefined)).toBeUndefined();
   });
 });
 
@@ -98,34 +152,67 @@ describe("oldestFirst", () => {
 });
 
 describe("readConversation", () => {
-  it("lists the context's tasks and reads each one's history, oldest first", async () => {
-    const stored = {
-      t1: task("t1", [user("m1", "first"), agent("t1-message", "One.")], "2026-01-01T00:00:01.000Z"),
-      t2: task("t2", [user("m2", "second"), agent("t2-message", "Two.")], "2026-01-01T00:00:02.000Z"),
-    };
+  const stored = {
+    t1: task("t1", [user("m1", "first"), agent("t1-message", "One.".repeat(100))], "2026-01-01T00:00:01.000Z"),
+    t2: task("t2", [user("m2", "second"), agent("t2-message", "Two.")], "2026-01-01T00:00:02.000Z"),
+  };
+  const kernel = (calls: string[] = []) => ({
+    listTasks: async (contextId: string, pageSize?: number) => {
+      calls.push(`ListTasks ${contextId} ${pageSize}`);
+      return {
+        tasks: [
+          { ...stored.t2, history: [] },
+          { ...stored.t1, history: [] },
+        ],
+      };
+    },
+    getTask: async (id: string, historyLength?: number) => {
+      calls.push(`GetTask ${id} ${historyLength}`);
+      return stored[id as keyof typeof stored];
+    },
+  });
+  const naming = { runs: runsOf({ m1: "run-1", m2: "run-2" }) };
+
+  it("lists the context's tasks, reads each one's history newest first, and shows them oldest first", async () => {
     const calls: string[] = [];
-    const a2a = {
-      listTasks: async (contextId: string, pageSize?: number) => {
-        calls.push(`ListTasks ${contextId} ${pageSize}`);
-        return {
-          tasks: [
-            { ...stored.t2, history: [] },
-            { ...stored.t1, history: [] },
-          ],
-        };
-      },
-      getTask: async (id: string, historyLength?: number) => {
-        calls.push(`GetTask ${id} ${historyLength}`);
-        return stored[id as keyof typeof stored];
-      },
-    };
-    expect(await readConversation(a2a, "ctx")).toEqual([
-      { id: "m1", role: "user", content: "first" },
-      { id: "t1-message", role: "assistant", content: "One." },
-      { id: "m2", role: "user", content: "second" },
-      { id: "t2-message", role: "assistant", content: "Two." },
+    expect(await readConversation(kernel(calls), "ctx", { naming })).toEqual({
+      messages: [
+        { id: "m1", role: "user", content: "first" },
+        { id: "run-1:t1-message", role: "assistant", content: "One.".repeat(100) },
+        { id: "m2", role: "user", content: "second" },
+        { id: "run-2:t2-message", role: "assistant", content: "Two." },
+      ],
+    });
+    expect(calls).toEqual(["ListTasks ctx 100", "GetTask t2 100", "GetTask t1 100"]);
+  });
+
+  it("stops at the snapshot's budget, newest turns first, says how many older ones it left out, and gives the budget back", async () => {
+    const reads = new HistoryReads({ requestBytes: 100, processBytes: 1_000 });
+    const charge = reads.charge();
+    const read = await readConversation(kernel(), "ctx", { naming, reads, charge });
+    expect(read).toEqual({
+      messages: [
+        { id: "m2", role: "user", content: "second" },
+        { id: "run-2:t2-message", role: "assistant", content: "Two." },
+      ],
+      leftOut: { tasks: 1, reason: "request", budget: 100 },
+    });
+    expect(reads.held).toBeGreaterThan(0);
+    charge.release();
+    expect(reads.held).toBe(0);
+    expect(conversationEvents(read)).toEqual([
+      { type: EventType.CUSTOM, name: HISTORY_TRUNCATED_EVENT, value: { schemaVersion: 1, tasks: 1, reason: "request", budget: 100 } },
+      { type: EventType.MESSAGES_SNAPSHOT, messages: read.messages },
     ]);
-    expect(calls).toEqual(["ListTasks ctx 100", "GetTask t1 100", "GetTask t2 100"]);
+  });
+
+  it("stops where the process has nothing left, though the snapshot's own budget would fit", async () => {
+    const reads = new HistoryReads({ requestBytes: 10_000, processBytes: 500 });
+    const other = reads.charge();
+    expect(other.take(450)).toBe(true);
+    const read = await readConversation(kernel(), "ctx", { naming, reads, charge: reads.charge() });
+    expect(read.leftOut).toEqual({ tasks: 1, reason: "process", budget: 10_000 });
+    other.release();
   });
 
   it("fails when the kernel does", async () => {

@@ -313,20 +313,19 @@ describe("the messages a stock HttpAgent ends with", () => {
       ]);
     });
 
-    it("pipeline-sideband: the candidates' text after the answer is the resumed run's own", async () => {
+    it("pipeline-sideband: a candidate's paragraph the answer interrupted stays one; text after a tool result starts below it", async () => {
       const c = chat("pipeline-sideband", pipeline);
       await c.run();
       await c.answer({ decision: "allow_once" });
       expect(c.seen).toEqual([
         user("pipeline-sideband"),
-        assistant("Candidate A: one zone, two ECS instances behind an EIP. "),
+        assistant("Candidate A: one zone, two ECS instances behind an EIP. It survives an instance failure, not a zone failure."),
         assistant(
           "Candidate B: two zones behind an SLB; I'll load-test it on a throwaway stack. ",
           "toolu_candidate_b_create_1 ros_create_stack",
         ),
         tool("toolu_candidate_b_create_1", /"p95LatencyMs":84/),
         activity,
-        assistant("It survives an instance failure, not a zone failure."),
         assistant("The load test passed (p95 84 ms, no errors); it survives the loss of either zone."),
       ]);
     });
@@ -426,6 +425,7 @@ describe("observer streams", () => {
     const watched = textIds(observed.events);
     expect(watched.length).toBeGreaterThan(0);
     expect(textIds(driven)).toEqual(expect.arrayContaining(watched));
-    for (const id of watched) expect(id.startsWith(`${input.runId}:`)).toBe(true);
+    // The run's own messages carry its id; the pipeline's, its execution's (one message across the runs that resume it).
+    for (const id of watched) expect(id.startsWith(`${input.runId}:`) || id.startsWith(`${executionId}:pipeline-message:`)).toBe(true);
   });
 });

@@ -40,10 +40,14 @@ describe("pipeline mode over HTTP", () => {
     expect(started.filter((name) => name.startsWith("candidate:")).length).toBeGreaterThanOrEqual(2);
     expect([...finished].sort()).toEqual([...started].sort());
 
+    // Pipeline messages are the execution's: a run that resumes it goes on in them.
+    const { executionId } = ofType(events, EventType.CUSTOM).find((event) => event.name === "iac-code.session.v1")!.value as {
+      executionId: string;
+    };
     const messages = new Set(
       ofType(events, EventType.TEXT_MESSAGE_START)
         .map((event) => event.messageId)
-        .filter((id) => id.startsWith(`${input.runId}:pipeline-message:`)),
+        .filter((id) => id.startsWith(`${executionId}:pipeline-message:`)),
     );
     expect(messages.size).toBeGreaterThanOrEqual(3);
 

@@ -69,12 +69,14 @@ describe("a reloaded page", () => {
     const attached = await connectHttpAgent(reloaded);
     expect(attached.error).toBeUndefined();
     await expectValidRun(attached.events);
+    // The tool call the permission waits on is shown, in the message the live run showed it in.
+    const deployCall = { id: "toolu_deploy_1", name: "ros_deploy_stack", arguments: expect.stringContaining('"stackName":"demo-vpc-ecs"') };
     expect(transcript(attached.messages)).toEqual([
       { role: "user", content: "permission" },
-      { role: "assistant", content: PERMISSION_ASKED },
+      { role: "assistant", content: PERMISSION_ASKED, toolCalls: [deployCall] },
     ]);
-    // Under the ids the live page had (the user's own, and the paused run's): a page that kept them merges, never doubles.
-    expect(attached.messages.map((message) => message.id)).toEqual(live.messages.map((message) => message.id));
+    // What the live page had, under its ids (the user's own, and the paused run's): a page that kept them merges, never doubles.
+    expect(attached.messages).toEqual(live.messages);
     expect(reloaded.pendingInterrupts).toEqual(live.pendingInterrupts);
     expect(reloaded.pendingInterrupts).toHaveLength(1);
 
@@ -88,7 +90,7 @@ describe("a reloaded page", () => {
     expect(answered.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     expect(transcript(reloaded.messages)).toEqual([
       { role: "user", content: "permission" },
-      { role: "assistant", content: PERMISSION_ASKED },
+      { role: "assistant", content: PERMISSION_ASKED, toolCalls: [deployCall] },
       { role: "tool", toolCallId: "toolu_deploy_1", content: expect.stringContaining("CREATE_COMPLETE") },
       { role: "assistant", content: expect.stringMatching(/^The stack `demo-vpc-ecs` is deployed/) },
     ]);

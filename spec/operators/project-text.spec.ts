@@ -383,6 +383,37 @@ describe("projectText with pipeline text", () => {
     });
   });
 
+  it("names pipeline messages, and their tool turns, under the pipeline scope (the execution), the agent's under the run", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const tool: RunItem = {
+        kind: "tool",
+        status: "started",
+        toolCallId: "t1",
+        toolName: "x",
+        input: {},
+        result: undefined,
+        messageId: "pm:c2",
+      };
+      const items = cold("a---b---c", { a: pipelineDelta("A1", "pm:c1"), b: tool, c: delta("Agent.") });
+      expectObservable(items.pipe(projectText({ runId: "r2", pipelineScope: "exec-1" }))).toBe("(sc)t---(AC)", {
+        s: { type: EventType.TEXT_MESSAGE_START, messageId: "exec-1:pm:c1", role: "assistant" },
+        c: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "exec-1:pm:c1", delta: "A1" },
+        t: {
+          kind: "tool",
+          status: "started",
+          toolCallId: "t1",
+          toolName: "x",
+          input: {},
+          result: undefined,
+          messageId: "pm:c2",
+          parentMessageId: "exec-1:tool-calls:t1",
+        },
+        A: { type: EventType.TEXT_MESSAGE_START, messageId: "r2:m1", role: "assistant" },
+        C: { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "r2:m1", delta: "Agent." },
+      });
+    });
+  });
+
   it("never trims pipeline text as a replay", () => {
     marbles().run(({ cold, expectObservable }) => {
       const items = cold("a", { a: pipelineDelta("Known text", "pm:c1") });
