@@ -227,7 +227,9 @@ export class Runs {
 
   /** A guidance run steers the thread's running task: no lease, no grace expiry, the thread's run left as it is (see `guidance.ts`). */
   async #guide(input: ValidRunInput, a2a: RunA2A, { language, log }: RunClient): Promise<Observable<SseItem>> {
-    const target = await admitGuidanceInSpan(input, this.#active.get(input.threadId), this.#store, (pending) => toInterrupt(pending, language));
+    const target = await admitGuidanceInSpan(input, this.#active.get(input.threadId), this.#store, (pending) =>
+      toInterrupt(pending, language),
+    );
     // Its images go as a new turn's do: decoded, and resized where too large.
     const userParts = await userPartsForKernel(input);
     const runLog = log.child({ threadId: input.threadId, runId: input.runId });
