@@ -75,8 +75,12 @@ export function projectPipelineGraph(graph: PipelineGraph): PipelineGraph {
 
 const fits = (graph: PipelineGraph) => JSON.stringify(graph).length <= MAX_STORED_GRAPH_CHARS;
 
-/** The graph to keep with a paused execution: whole when it fits, with less of its candidates when not, else none. */
+/**
+ * The graph to keep with a paused execution: whole when it fits, with less of its candidates when not, else none.
+ * None too for a graph with nothing drawn (a run that is no pipeline): there is nothing to show a late view.
+ */
 export function boundedPipelineGraph(graph: PipelineGraph): PipelineGraph | undefined {
+  if (graph.pipelineRunId === null && graph.status === "idle" && graph.steps.length === 0) return undefined;
   const whole = projectPipelineGraph(graph);
   if (fits(whole)) return whole;
   const withoutCandidateSteps = {

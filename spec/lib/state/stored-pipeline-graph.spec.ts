@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import { emptyPipelineGraph } from "../../../lib/model/pipeline-graph.js";
 import { boundedPipelineGraph, MAX_STORED_GRAPH_CHARS } from "../../../lib/state/stored-pipeline-graph.js";
 import { endExecution, rotateExecution } from "../../../lib/threads/thread-transitions.js";
 import { pausedGraph, threadState } from "./thread-state-fixture.js";
@@ -14,6 +15,10 @@ function withCandidateTitle(title: string) {
 describe("the pipeline graph a paused execution keeps", () => {
   it("is the whole graph when it fits", () => {
     expect(boundedPipelineGraph(pausedGraph())).toEqual(pausedGraph());
+  });
+
+  it("is none for a run that drew no graph (no pipeline)", () => {
+    expect(boundedPipelineGraph(emptyPipelineGraph())).toBeUndefined();
   });
 
   it("drops the candidates' own steps first, then the candidates, and keeps no graph that is still too large", () => {
