@@ -12,6 +12,7 @@ import type { AguiError } from "./errors.js";
 import { messageFor } from "./i18n/index.js";
 import { errorFields, silentLogger, type Logger } from "./log.js";
 import type { KernelSignal } from "./model/kernel-signal.js";
+import { emptyPipelineGraph, reducePipelineGraph } from "./model/pipeline-graph.js";
 import { resumedRunMessageId } from "./model/message-ids.js";
 import { runStartedEvent } from "./model/run-started.js";
 import { runPipeline, type RunPorts, type SseItem } from "./run-pipeline.js";
@@ -23,7 +24,7 @@ import { resumeSignals } from "./threads/resume.js";
 import { RunErrorLog } from "./threads/run-error-log.js";
 import { requestDigest } from "./threads/admission.js";
 import type { DisconnectGrace } from "./threads/disconnect-grace.js";
-import type { ThreadStatusHub } from "./threads/status-hub.js";
+import { statusFromState, type ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
@@ -77,6 +78,8 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
     const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
     // The lease goes back before the stream ends, so the client's next request finds the thread free.
     const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
+    // The graph this run's events draw, on top of the one its paused execution kept: a pause keeps it for late views.
+    let pipelineGraph = execution.pipelineGraph ?? emptyPipelineGraph();
     const interruptsShownAsTools =
       (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
 
@@ -104,17 +107,17 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
               ? thread.rememberSession(signal.sessionId)
               : undefined) ?? thread.admissionWrite,
         ),
-      settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask))),
+      settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask, pipelineGraph))),
       // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
-      recordStatus: deps.hub
-        ? (event) => {
-            try {
-              deps.hub!.record(threadId, event);
-            } catch (error) {
-              log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
-            }
-          }
-        : undefined,
+      // A status the hub no longer holds starts from the stored state's, so a resumed run's graph goes on from its pause.
+      recordStatus: (event) => {
+        try {
+          pipelineGraph = reducePipelineGraph(pipelineGraph, event);
+          deps.hub?.record(threadId, event, () => statusFromState(thread.state));
+        } catch (error) {
+          log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
+        }
+      },
       // A failure no stage turned into a run end: the run tells RUN_ERROR (logged with it), and its task must not outlive it.
       onFailure: (error) => {
         runErrors.noteFailure(error);

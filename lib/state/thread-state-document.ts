@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { SCHEMAS_DIR } from "../paths.js";
+import { projectPipelineGraph } from "./stored-pipeline-graph.js";
 import {
   KEPT_INPUT_FIELDS,
   type AppliedResume,
@@ -82,6 +83,7 @@ function projectExecution(execution: ExecutionState): ExecutionState {
     pending: mapRecord(execution.pending, projectPending),
     ...(execution.runId !== undefined ? { runId: execution.runId } : {}),
     ...(execution.interruptedRunId !== undefined ? { interruptedRunId: execution.interruptedRunId } : {}),
+    ...(execution.pipelineGraph !== undefined ? { pipelineGraph: projectPipelineGraph(execution.pipelineGraph) } : {}),
   };
 }
 

@@ -5,6 +5,8 @@
  * pipeline cursor, and the public projection of pending interrupts.
  */
 
+import type { PipelineGraph } from "../model/pipeline-graph.js";
+
 export const THREAD_STATE_SCHEMA_VERSION = 1;
 
 /**
@@ -73,6 +75,11 @@ export interface ExecutionState {
    * (see `threads/admission.ts`).
    */
   interruptedRunId?: string;
+  /**
+   * The pipeline graph as the run that paused left it (`stored-pipeline-graph.ts`, bounded), so a
+   * view attaching at the interrupt draws it whole; absent while no run has paused this execution.
+   */
+  pipelineGraph?: PipelineGraph;
 }
 
 /**

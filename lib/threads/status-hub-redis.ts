@@ -177,8 +177,8 @@ export class RedisThreadStatusHub implements ThreadStatusHub {
     return `${this.#prefix}status-changes:${threadId}`;
   }
 
-  record(threadId: string, event: AGUIEvent): void {
-    const current = this.#fed.get(threadId) ?? (event.type === EventType.RUN_STARTED ? initialThreadStatus(threadId) : undefined);
+  record(threadId: string, event: AGUIEvent, seed: () => ThreadStatus = () => initialThreadStatus(threadId)): void {
+    const current = this.#fed.get(threadId) ?? (event.type === EventType.RUN_STARTED ? seed() : undefined);
     if (!current) return;
     const next = reduceThreadStatus(current, event);
     if (next.runActive) this.#fed.set(threadId, next);

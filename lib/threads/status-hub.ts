@@ -8,6 +8,7 @@
  */
 import { BehaviorSubject, defer, finalize, type Observable } from "rxjs";
 import type { AGUIEvent } from "@ag-ui/core";
+import { emptyPipelineGraph } from "../model/pipeline-graph.js";
 import { initialThreadStatus, reduceThreadStatus, type ThreadStatus } from "../model/thread-status.js";
 import type { ThreadState } from "../state/thread-state.js";
 
@@ -26,13 +27,18 @@ export function statusFromState(state: ThreadState): ThreadStatus {
       kind: typeof value.kind === "string" ? value.kind : null,
     })),
     pipeline: { sequence: state.execution.pipelineSequence, lastEventType: null },
+    // A paused execution keeps the graph its run drew; the hub forgot it when the run ended.
+    pipelineGraph: state.execution.pipelineGraph ?? emptyPipelineGraph(),
   };
 }
 
 /** What runs feed and observers watch, in one process or across instances. */
 export interface ThreadStatusHub {
-  /** One event of one of the thread's runs. */
-  record(threadId: string, event: AGUIEvent): void;
+  /**
+   * One event of one of the thread's runs. `seed` is what a run that starts (RUN_STARTED) builds on when
+   * nobody holds a status for the thread: a resumed run goes on from the graph its paused execution kept.
+   */
+  record(threadId: string, event: AGUIEvent, seed?: () => ThreadStatus): void;
   /** The thread's status now and on every change, for as long as the watcher stays; `seed` when no run feeds one. */
   watch(threadId: string, seed: () => ThreadStatus): Observable<ThreadStatus>;
 }
@@ -54,10 +60,8 @@ export class LocalThreadStatusHub implements ThreadStatusHub {
   }
 
   /** One event of one of the thread's runs. */
-  record(threadId: string, event: AGUIEvent): void {
-    const entry =
-      this.#threads.get(threadId) ??
-      (event.type === "RUN_STARTED" ? this.#entry(threadId, () => initialThreadStatus(threadId)) : undefined);
+  record(threadId: string, event: AGUIEvent, seed: () => ThreadStatus = () => initialThreadStatus(threadId)): void {
+    const entry = this.#threads.get(threadId) ?? (event.type === "RUN_STARTED" ? this.#entry(threadId, seed) : undefined);
     if (!entry) return;
     const next = reduceThreadStatus(entry.status.value, event);
     if (next !== entry.status.value) entry.status.next(next);

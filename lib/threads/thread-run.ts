@@ -10,6 +10,8 @@ import { AguiError } from "../errors.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
 import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
 import type { KernelInput, SignalOf } from "../model/kernel-signal.js";
+import type { PipelineGraph } from "../model/pipeline-graph.js";
+import { boundedPipelineGraph } from "../state/stored-pipeline-graph.js";
 import { endExecution, hasPending } from "./thread-transitions.js";
 import { jsonBytes, MAX_SHOWN_INTERRUPTS_BYTES } from "./interrupt-sizes.js";
 
@@ -40,6 +42,8 @@ export interface ResumePoint {
   textDigests?: readonly string[];
   pipelineSequence?: number;
   openSteps?: readonly string[];
+  /** The graph the run's events drew up to the pause: kept for a view that attaches while it waits. */
+  pipelineGraph?: PipelineGraph;
 }
 
 export class ThreadRun {
@@ -147,7 +151,7 @@ export class ThreadRun {
    * the interrupts to announce.
    */
   async pause(inputs: readonly KernelInput[], resumePoint: ResumePoint = {}): Promise<Interrupt[]> {
-    const { textDigests = [], pipelineSequence, openSteps } = resumePoint;
+    const { textDigests = [], pipelineSequence, openSteps, pipelineGraph } = resumePoint;
     const { taskId } = this.#state.execution;
     const expiresAt =
       this.options.interruptTtlS > 0 ? new Date(this.options.now() + this.options.interruptTtlS * 1000).toISOString() : undefined;
@@ -167,7 +171,7 @@ export class ThreadRun {
     await this.#commitOrFail((state) => ({
       ...state,
       execution: {
-        ...state.execution,
+        ...(pipelineGraph ? withPausedGraph(state.execution, pipelineGraph) : state.execution),
         pending: { ...state.execution.pending, ...added },
         textSnapshotDigests: [...new Set([...state.execution.textSnapshotDigests, ...textDigests])],
         pipelineSequence: Math.max(state.execution.pipelineSequence, pipelineSequence ?? 0),
@@ -185,13 +189,13 @@ export class ThreadRun {
    * its interrupts first (else the task is cancelled and the run fails,
    * R-PER-4); an end the kernel did not settle cancels the task.
    */
-  async settleEnd(end: SignalOf<"run-end">, cancelTask: () => void): Promise<SignalOf<"run-end">> {
+  async settleEnd(end: SignalOf<"run-end">, cancelTask: () => void, pipelineGraph?: PipelineGraph): Promise<SignalOf<"run-end">> {
     if (!end.kernelSettled) cancelTask();
     if (end.error) return end;
     if (!end.inputs?.length) return this.#finish(end);
     try {
       const { textDigests, pipelineSequence, openSteps } = end;
-      return { ...end, interrupts: await this.pause(end.inputs, { textDigests, pipelineSequence, openSteps }) };
+      return { ...end, interrupts: await this.pause(end.inputs, { textDigests, pipelineSequence, openSteps, pipelineGraph }) };
     } catch (error) {
       cancelTask();
       await this.end().catch(() => undefined);
@@ -285,4 +289,11 @@ export class ThreadRun {
   afterChanges(decide: (state: ThreadState, paused: boolean) => void): void {
     this.#queue = this.#queue.then(() => decide(this.#state, this.#paused)).catch(() => undefined);
   }
+}
+
+/** The execution with `graph` kept for late views, bounded; none at all when even a trimmed one is too large. */
+function withPausedGraph(execution: ThreadState["execution"], graph: PipelineGraph): ThreadState["execution"] {
+  const { pipelineGraph: _previous, ...rest } = execution;
+  const kept = boundedPipelineGraph(graph);
+  return kept ? { ...rest, pipelineGraph: kept } : rest;
 }

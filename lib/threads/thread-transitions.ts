@@ -62,7 +62,8 @@ export function rotateExecution(state: ThreadState, executionId: string, rosInvo
 
 /** The execution is over (finished, failed, cancelled, expired): nothing of it can be resumed or cancelled again. */
 export function endExecution(state: ThreadState): ThreadState {
-  const { execution } = state;
+  // The graph kept for a view attaching at a pause goes with the pause: an ended execution has no run to show.
+  const { pipelineGraph: _pausedGraph, ...execution } = state.execution;
   return {
     ...state,
     execution: { ...execution, taskId: null, lastTaskId: execution.taskId ?? execution.lastTaskId, pending: {} },

@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { EventType, type AGUIEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent, type RunFinishedEvent } from "@ag-ui/core";
 import { parseFixture } from "../../lib/fixtures/fixture-format.js";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "../../lib/model/pipeline-graph.js";
 import { stepFactsFrom } from "../../lib/model/step-facts.js";
@@ -31,9 +31,10 @@ import { startStepKernel, type StepKernel } from "../support/step-kernel.js";
 
 const pipelineProps = { schemaVersion: 1, rosInvocationId: "ros-1", cwd: os.tmpdir(), runMode: "pipeline", pipelineName: "demo" };
 
-/** A recorded fixture's first turn: the frames the kernel plays. */
-function recordedTurn(name: string): unknown[] {
-  const [turn] = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
+/** A recorded fixture's turn (the first, or the section played for an answer containing `when`): the frames the kernel plays. */
+function recordedTurn(name: string, when?: string): unknown[] {
+  const sections = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
+  const turn = when === undefined ? sections[0] : sections.find((section) => section.when?.includes(when));
   return turn!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
 }
 
@@ -137,6 +138,115 @@ describe("a view attached by thread id, in front of a plain A2A 1.0 kernel", () 
     // Every step the run finished after the observer attached, it saw finish too: same outcome, same times.
     expect(finishes(events)).toEqual(finishes(watched, seenSequence));
     // And its graph never showed a step in an earlier state than one it had shown.
+    expect(stepsGoneBack(events)).toEqual([]);
+  });
+});
+
+describe("a view attached by thread id after the run paused at an interrupt, in front of a plain A2A 1.0 kernel", () => {
+  let kernel: StepKernel | undefined;
+  let service: RunningService | undefined;
+  afterEach(async () => {
+    await service?.close();
+    await kernel?.close();
+  });
+
+  const paused = recordedTurn("pipeline-permission");
+  const allowed = recordedTurn("pipeline-permission", "allow_once");
+
+  /** Runs the recorded `pipeline-permission` turn to its pause: the watcher's events, and the interrupt it ended with. */
+  async function runToThePause() {
+    kernel = await startStepKernel(paused, allowed);
+    service = await startService(testConfig({ a2aUrl: kernel.url }));
+    const watcher = httpAgent(service.url, { messages: [userMessage("pipeline-permission")] });
+    const watched: AGUIEvent[] = [];
+    const run = watcher.runAgent(
+      { forwardedProps: { iacCode: pipelineProps } },
+      { onEvent: ({ event }) => void watched.push(event as AGUIEvent) },
+    );
+    await kernel.playTo(paused.length);
+    await run;
+    const finished = watched.at(-1) as RunFinishedEvent;
+    expect(finished).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
+    const [interrupt] = finished.outcome!.type === "interrupt" ? finished.outcome!.interrupts : [];
+    const connectUrl = `${service.url}/extensions/iac-code/v1/threads/${encodeURIComponent(watcher.threadId)}/connect`;
+    return { watcher, watched, interrupt: interrupt!, connectUrl };
+  }
+
+  it("draws the graph of a view that watched up to the pause", async () => {
+    const { watcher, watched, interrupt, connectUrl } = await runToThePause();
+    const atPause = watched.reduce(reducePipelineGraph, emptyPipelineGraph());
+    // What a view that watched has drawn: the pipeline, the step done, the one waiting.
+    expect(atPause).toMatchObject({
+      name: "ros-stack-deploy",
+      status: "running",
+      steps: [
+        { id: "validate", status: "done", durationMs: expect.any(Number) },
+        { id: "deploy", status: "running", startedAt: expect.any(String) },
+      ],
+    });
+
+    const observer = connectingAgent(service!.url, connectUrl, { threadId: watcher.threadId });
+    const { events, error } = await connectHttpAgent(observer);
+    expect(error).toBeUndefined();
+    await expectValidRun(events);
+    expect((observer.state as { pipelineGraph: PipelineGraph }).pipelineGraph).toEqual(atPause);
+    expect(stepsGoneBack(events)).toEqual([]);
+    // It ends at the same pause, with the interrupt the watcher can answer.
+    expect(events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: "interrupt", interrupts: [{ id: interrupt.id }] },
+    });
+  });
+
+  it("goes on from the pause's graph after the answer resumes the run, and ends where the watcher's ended", async () => {
+    const { watcher, watched, interrupt, connectUrl } = await runToThePause();
+    const resumedWatched: AGUIEvent[] = [];
+    let reachedPoint!: () => void;
+    const pointShown = new Promise<void>((resolve) => (reachedPoint = resolve));
+    // Three frames into the answer's turn: the deployment runs, its progress shown up to sequence 16.
+    const seenSequence = 16;
+    const resumed = watcher.runAgent(
+      {
+        forwardedProps: { iacCode: pipelineProps },
+        resume: [{ interruptId: interrupt.id, status: "resolved", payload: { decision: "allow_once" } }],
+      },
+      {
+        onEvent: ({ event }) => {
+          resumedWatched.push(event as AGUIEvent);
+          if ((sequenceOf(event as AGUIEvent) ?? 0) >= seenSequence) reachedPoint();
+        },
+      },
+    );
+    await kernel!.playTo(paused.length + 3);
+    await pointShown;
+
+    const observer = connectingAgent(service!.url, connectUrl, { threadId: watcher.threadId });
+    const observed = connectHttpAgent(observer);
+    await kernel!.subscribed(1);
+    await kernel!.playTo(paused.length + allowed.length);
+    await resumed;
+    const { events, error } = await observed;
+    expect(error).toBeUndefined();
+
+    await expectValidRun(resumedWatched);
+    await expectValidRun(events);
+    expect(unpairedSteps(events)).toEqual([]);
+    const full = [...watched, ...resumedWatched].reduce(reducePipelineGraph, emptyPipelineGraph());
+    expect(full).toMatchObject({
+      name: "ros-stack-deploy",
+      status: "completed",
+      steps: [
+        { id: "validate", status: "done" },
+        { id: "deploy", status: "done" },
+      ],
+    });
+    expect((observer.state as { pipelineGraph: PipelineGraph }).pipelineGraph).toEqual(full);
+    // The step that finished after it came finished on its stream too, with the times the watcher's graph has for it
+    // (the resumed run's own span of it was reopened after the pause, and knows its end only).
+    const deploy = full.steps.find((step) => step.id === "deploy")!;
+    const { startedAt, finishedAt, durationMs } = deploy;
+    expect(finishes(events)).toEqual([{ stepName: "deploy", outcome: "completed", startedAt, finishedAt, durationMs }]);
+    expect(finishes(resumedWatched)).toMatchObject([{ stepName: "deploy", outcome: "completed", finishedAt }]);
     expect(stepsGoneBack(events)).toEqual([]);
   });
 });

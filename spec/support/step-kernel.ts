@@ -7,12 +7,20 @@
  * thread status and from the task's live events, as in front of any
  * kernel that speaks A2A and nothing more.
  *
+ * It answers the cold-resume preflight (contract §5) with `current`, as a
+ * kernel that never restarted does: the recorded turns name a session, and
+ * a resume asks for it before it answers.
+ *
+ * Later turns (the answers to a pause) play the frames given for them, in
+ * turn order, counted on from the turns before: `playTo` counts every
+ * frame of every turn.
+ *
  * `subscribed(n)` answers once n `SubscribeToTask` streams are listening:
  * the SDK has their queue on the task's bus before it sends the task
  * snapshot, so a frame published after it reaches every one of them.
  */
 import http from "node:http";
-import { AgentCard, StreamResponse } from "@a2a-js/sdk";
+import { AgentCard, StreamResponse, TaskState } from "@a2a-js/sdk";
 import {
   DefaultRequestHandler,
   InMemoryTaskStore,
@@ -23,6 +31,7 @@ import {
 import { jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { closeKernel, listenKernel } from "../../lib/kernel/replay-kernel.js";
+import { ENSURE_RESTORED_PATH } from "../../lib/kernel/session-restore.js";
 import { fillPlaceholders } from "../../lib/fixtures/placeholders.js";
 
 export interface StepKernel {
@@ -54,9 +63,15 @@ function publish(bus: ExecutionEventBus, wire: unknown) {
   bus.publish({ kind: payload!.$case, data: payload!.value } as AgentExecutionEvent);
 }
 
-/** Plays `frames` (a recorded turn, with `${taskId}` and `${contextId}` placeholders) on the first message it gets. */
-export async function startStepKernel(frames: readonly unknown[]): Promise<StepKernel> {
+/**
+ * Plays `frames` (a recorded turn, with `${taskId}` and `${contextId}` placeholders) on the first message it gets,
+ * and each of `laterTurns` on the message after.
+ */
+export async function startStepKernel(frames: readonly unknown[], ...laterTurns: ReadonlyArray<readonly unknown[]>): Promise<StepKernel> {
   const waits = new Waits();
+  const turns = [frames, ...laterTurns];
+  const frameCount = turns.reduce((count, turn) => count + turn.length, 0);
+  let turnsStarted = 0;
   let allowed = 0;
   let published = 0;
   let listening = 0;
@@ -64,7 +79,13 @@ export async function startStepKernel(frames: readonly unknown[]): Promise<StepK
   const executor: AgentExecutor = {
     execute: async (context, bus) => {
       const ids = { taskId: context.taskId, contextId: context.contextId };
-      for (const frame of frames) {
+      // The SDK takes a turn only from a Task first: an answer's turn starts from the stored task, working again.
+      if (context.task)
+        bus.publish({
+          kind: "task",
+          data: { ...context.task, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: undefined } },
+        });
+      for (const frame of turns[turnsStarted++] ?? []) {
         await waits.until(() => published < allowed);
         publish(bus, fillPlaceholders(frame, ids));
         published++;
@@ -106,6 +127,7 @@ export async function startStepKernel(frames: readonly unknown[]): Promise<StepK
   const handler = new CountingHandler(card, new InMemoryTaskStore(), executor);
   const app = express();
   app.use(express.json({ limit: "16mb" }));
+  app.post(ENSURE_RESTORED_PATH, (_request, response) => void response.json({ status: "current" }));
   app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   const { server, url }: { server: http.Server; url: string } = await listenKernel(app, {});
   card.supportedInterfaces[0]!.url = url;
@@ -115,11 +137,11 @@ export async function startStepKernel(frames: readonly unknown[]): Promise<StepK
     playTo(count) {
       allowed = Math.max(allowed, count);
       waits.check();
-      return waits.until(() => published >= Math.min(count, frames.length));
+      return waits.until(() => published >= Math.min(count, frameCount));
     },
     subscribed: (count) => waits.until(() => listening >= count),
     close: () => {
-      allowed = frames.length;
+      allowed = frameCount;
       waits.check();
       return closeKernel(server);
     },

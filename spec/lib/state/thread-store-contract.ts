@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
 import { KEPT_INPUT_FIELDS, type ThreadState } from "../../../lib/state/thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type ThreadStore } from "../../../lib/state/thread-store.js";
 import { MAX_THREAD_STATE_BYTES } from "../../../lib/state/thread-state-codec.js";
-import { threadState, sha256 } from "./thread-state-fixture.js";
+import { pausedGraph, threadState, sha256 } from "./thread-state-fixture.js";
 
 export interface StoreUnderTest {
   store: ThreadStore;
@@ -115,6 +115,35 @@ export function describeThreadStoreContract(name: string, open: () => Promise<St
       expect((await store.load("fenced"))?.executionFence).toEqual(executionFence);
       await store.save(threadState("unfenced"));
       expect(await store.load("unfenced")).not.toHaveProperty("executionFence");
+    });
+
+    it("round-trips a paused execution's pipeline graph, and loads a document without one as having none", async () => {
+      const paused = threadState("paused");
+      await store.save({ ...paused, execution: { ...paused.execution, pipelineGraph: pausedGraph() } });
+      expect((await store.load("paused"))?.execution.pipelineGraph).toEqual(pausedGraph());
+      await store.save(threadState("older"));
+      expect((await store.load("older"))?.execution).not.toHaveProperty("pipelineGraph");
+    });
+
+    it("keeps only the known fields of a pipeline graph, and refuses a stored graph node with any other", async () => {
+      const graph = pausedGraph();
+      const candidate = graph.steps[1]!.candidates[0]!;
+      const withExtras = {
+        ...graph,
+        extra: 1,
+        steps: [graph.steps[0]!, { ...graph.steps[1]!, candidates: [{ ...candidate, steps: [{ ...candidate.steps[0]!, secret: "x" }] }] }],
+      };
+      const state = threadState("extras");
+      await store.save({ ...state, execution: { ...state.execution, pipelineGraph: withExtras } });
+      const kept = (await store.load("extras"))?.execution.pipelineGraph;
+      expect(kept).toEqual({ ...graph, steps: [graph.steps[0], { ...graph.steps[1], candidates: [candidate] }] });
+
+      const stored = {
+        ...state,
+        execution: { ...state.execution, pipelineGraph: { ...graph, steps: [{ ...graph.steps[0]!, secret: "x" }] } },
+      };
+      await under.writeRaw("odd-graph", JSON.stringify({ ...stored, threadId: "odd-graph" }));
+      await expect(store.load("odd-graph")).rejects.toThrow(/unevaluatedProperties/);
     });
 
     it("refuses a fence with a field that is not kept", async () => {

@@ -165,6 +165,17 @@ describe("RedisThreadStatusHub", () => {
     expect(await firstValueFrom(b.watch(threadId, () => seed))).toEqual(seed);
   });
 
+  it("starts a run nobody holds a status for from its seed: a resumed run goes on from the graph its pause kept", async () => {
+    const [a, b] = [await hub(), await hub()];
+    const threadId = `thread-${randomUUID()}`;
+    const pausedGraph = { pipelineRunId: "prun-1", name: "ros-stack-deploy", status: "running" as const, steps: [] };
+    const seed = { ...initialThreadStatus(threadId), pipelineGraph: pausedGraph };
+    a.record(threadId, started(threadId, "run-2"), () => seed);
+    await storedStatus(threadId, (status) => status.runId === "run-2");
+    const shown = await firstValueFrom(b.watch(threadId, () => initialThreadStatus(threadId)));
+    expect(shown).toMatchObject({ runActive: true, runId: "run-2", pipelineGraph: pausedGraph });
+  });
+
   it("goes on showing a run's status after Redis restarted under its watcher", async () => {
     // Connected as the service connects (state/redis-connection.ts), channels on a duplicate as `shared-threads-redis.ts` has them.
     const instance = async () => {
