@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
+import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES } from "../../lib/a2a/history-budget.js";
 import { DEFAULT_MAX_KERNEL_RECORD_BYTES, DEFAULT_MAX_KERNEL_RESPONSE_BYTES } from "../../lib/a2a/limits.js";
 import { ConfigError, DEFAULT_INTERRUPT_TTL_S, DEFAULT_LEASE_TTL_MS, checkLoopbackUrl, flagName, loadConfig } from "../../lib/config.js";
 
@@ -29,6 +30,8 @@ describe("loadConfig", () => {
       maxKernelResponseBytes: DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
       logLevel: "info",
       leaseTtlMs: DEFAULT_LEASE_TTL_MS,
+      historyBudgetBytes: DEFAULT_HISTORY_BUDGET_BYTES,
+      historyProcessBudgetBytes: DEFAULT_HISTORY_PROCESS_BUDGET_BYTES,
     });
   });
 
@@ -85,6 +88,8 @@ describe("loadConfig", () => {
       logLevel: "debug",
       redisUrl: "redis://:secret@127.0.0.1:6380/2",
       leaseTtlMs: 4000,
+      historyBudgetBytes: DEFAULT_HISTORY_BUDGET_BYTES,
+      historyProcessBudgetBytes: DEFAULT_HISTORY_PROCESS_BUDGET_BYTES,
     });
   });
 

@@ -32,8 +32,19 @@ function longAnswer(): string {
         },
       },
     });
+  // The kernel's session first, as the iac-code kernel sends it: its deltas are never read as cumulative text, so
+  // the same chunk again is more text (see `cumulative-text-as-deltas.ts`).
+  const session = line({
+    statusUpdate: {
+      taskId: "${taskId}",
+      contextId: "${contextId}",
+      status: { state: "TASK_STATE_WORKING" },
+      metadata: { iac_code: { iacCodeSessionId: "session-${contextId}" } },
+    },
+  });
   return [
     line({ task: { id: "${taskId}", contextId: "${contextId}", status: { state: "TASK_STATE_SUBMITTED" } } }),
+    session,
     ...Array.from({ length: DELTAS }, () => status("WORKING", DELTA)),
     status("COMPLETED"),
   ].join("\n");
