@@ -6,7 +6,9 @@
  *
  * The sentences are read from aliyun/iac-code, src/iac_code/agui/ at commit
  * 2550a1fde62bdb25ce5c3a189f65c62133f66e82 (adapter.py, app.py; the
- * allow-list of public messages in errors.py) and inputs.py at
+ * allow-list of public messages in errors.py; handoff_routes.py and
+ * subscribe_routes.py, whose bodies are a bare `{"error": <text>}`, the
+ * text without a full stop) and inputs.py at
  * 7357a76ce53dcfa8f5d7c205ab25951065a2ce01. Its translated catalogues were
  * not at hand, so this table is English only; the other languages are
  * translations of these sentences (spec/lib/i18n.spec.ts checks that each
@@ -34,6 +36,12 @@ const REFERENCE: [ErrorCode, MessageParams, string][] = [
   ["INVALID_INPUT", {}, "Invalid AG-UI RunAgentInput envelope."],
   ["INVALID_INPUT", { reason: "cancelBody" }, "threadId and rosInvocationId are required."],
   ["EXECUTION_NOT_FOUND", {}, "The execution was not found."],
+  // handoff_routes.py and subscribe_routes.py.
+  ["INVALID_INPUT", { reason: "handoffProtocol" }, "AG-UI handoff identity is required"],
+  ["INVALID_INPUT", { reason: "handoffRequest" }, "Invalid handoff request"],
+  ["INVALID_INPUT", { reason: "observeBody" }, "Invalid observation identity"],
+  ["EXECUTION_NOT_FOUND", { reason: "checkpoint" }, "Execution checkpoint unavailable"],
+  ["OBSERVATION_CONFLICT", {}, "Execution observation identity changed"],
   // inputs.py: the request's own content.
   ["INVALID_INPUT", { reason: "forwardedProps" }, "Invalid iac-code forwarded properties."],
   ["INVALID_INPUT", { reason: "tools" }, "Client-provided tools are not supported."],
