@@ -38,7 +38,8 @@ export type InvalidInputReason =
   | "imageMediaType"
   | "imageData"
   | "imageTooLarge"
-  | "imagesTooLarge";
+  | "imagesTooLarge"
+  | "notObject";
 
 const MiB = 1024 * 1024;
 export const MAX_IMAGE_BYTES = 8 * MiB;
@@ -79,6 +80,7 @@ function imageReason(error: ErrorObject, within: string): InvalidInputReason {
 
 function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | undefined {
   const missing = error.keyword === "required" ? String(error.params.missingProperty) : undefined;
+  if (error.instancePath === "" && error.keyword === "type") return "notObject";
   if (/^\/tools(\/|$)/.test(error.instancePath) || (error.instancePath === "" && missing === "tools")) return "tools";
   if (/^\/forwardedProps(\/|$)/.test(error.instancePath)) return "forwardedProps";
   if (error.instancePath === "" && missing === "forwardedProps") return "forwardedProps";

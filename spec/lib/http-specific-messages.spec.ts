@@ -125,6 +125,26 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     expectHttpError(await post(mallory, "de"), 409, "THREAD_BINDING_CONFLICT", told("de", "THREAD_BINDING_CONFLICT.caller"));
   });
 
+  it("INVALID_INPUT.notObject and cancelNotObject: a body that is JSON but no object, as the reference words it", async () => {
+    const detail = say("pt", "detail.located").replace("{at}", "/").replace("{what}", say("pt", "detail.type").replace("{type}", "object"));
+    expectHttpError(await post(["not", "an", "object"], "pt"), 400, "INVALID_INPUT", told("pt", "INVALID_INPUT.notObject", detail));
+    expect((await post([], "en")).json).toMatchObject({ error: { message: "RunAgentInput must be a JSON object." } });
+    const cancel = (body: unknown) =>
+      fetch(`${harness.service.url}/extensions/iac-code/v1/executions/e1/cancel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "accept-language": "en" },
+        body: JSON.stringify(body),
+      }).then(async (response) => ({ status: response.status, json: await response.json() }));
+    expect(await cancel([1])).toEqual({
+      status: 400,
+      json: { error: { code: "INVALID_INPUT", message: "The cancel request must be a JSON object." } },
+    });
+    expect(await cancel({ threadId: "t" })).toEqual({
+      status: 400,
+      json: { error: { code: "INVALID_INPUT", message: "threadId and rosInvocationId are required." } },
+    });
+  });
+
   it("EXECUTION_LOST.unknownThread: a resume on a thread that never ran", async () => {
     const unknown = runInput("x", { resume: [allow] });
     expectHttpError(await post(unknown, "fr"), 409, "EXECUTION_LOST", told("fr", "EXECUTION_LOST.unknownThread"));

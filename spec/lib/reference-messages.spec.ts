@@ -35,6 +35,8 @@ const REFERENCE: [ErrorCode, MessageParams, string][] = [
   ["INVALID_JSON", { reason: "cancel" }, "The cancel request body is not valid JSON."],
   ["INVALID_INPUT", {}, "Invalid AG-UI RunAgentInput envelope."],
   ["INVALID_INPUT", { reason: "cancelBody" }, "threadId and rosInvocationId are required."],
+  ["INVALID_INPUT", { reason: "notObject" }, "RunAgentInput must be a JSON object."],
+  ["INVALID_INPUT", { reason: "cancelNotObject" }, "The cancel request must be a JSON object."],
   ["EXECUTION_NOT_FOUND", {}, "The execution was not found."],
   // handoff_routes.py and subscribe_routes.py.
   ["INVALID_INPUT", { reason: "handoffProtocol" }, "AG-UI handoff identity is required"],
