@@ -22,7 +22,8 @@ import { expandHome, isDirectory, workspaceTarget, type WorkspaceTarget } from "
 /**
  * Which message an INVALID_INPUT carries (`INVALID_INPUT.<reason>` in the
  * locales). Absent means the envelope itself. Wire contract §9 reports
- * forwardedProps and cwd failures alike, as "forwardedProps"; client tools
+ * forwardedProps and cwd failures under one reason, "forwardedProps" (a
+ * cwd's message then says its problem, as the reference does); client tools
  * have their own ("tools": declared at all; "toolDeclaration": declared
  * wrong while they are accepted), since a generic client that sends them
  * sends no iac-code properties to blame. An image part says what is wrong
