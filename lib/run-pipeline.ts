@@ -24,7 +24,7 @@ import {
   type OperatorFunction,
   type SchedulerLike,
 } from "rxjs";
-import { AguiError, toAguiError } from "./errors.js";
+import { toAguiError } from "./errors.js";
 import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
 import type { StepFacts } from "./model/step-facts.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
@@ -35,7 +35,7 @@ import { cumulativeTextAsDeltas } from "../operators/cumulative-text-as-deltas.j
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
 import { endWithRunError } from "../operators/end-with-run-error.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
-import { finishRun, runErrorEvent } from "../operators/finish-run.js";
+import { finishRun, runErrorEvent, type ErrorDescriber } from "../operators/finish-run.js";
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
@@ -113,8 +113,8 @@ export interface RunSetup {
   observedOpenSteps?: readonly StepFacts[];
   /** Digests of the texts the client has already been shown (contract §5). */
   textSnapshotDigests: readonly string[];
-  /** The error's message in the request's language. */
-  describe: (error: AguiError) => string;
+  /** The error's message in the request's language, and its detail. */
+  describe: ErrorDescriber;
   heartbeatMs: number;
   /** The client shows interrupts as frontend tool calls too (R-SIB-4). */
   interruptsAsTools?: boolean;

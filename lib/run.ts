@@ -9,7 +9,7 @@ import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observa
 import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
-import { messageFor } from "./i18n/index.js";
+import { describeError } from "./i18n/index.js";
 import { errorFields, silentLogger, type Logger } from "./log.js";
 import type { KernelSignal } from "./model/kernel-signal.js";
 import { emptyPipelineGraph, reducePipelineGraph } from "./model/pipeline-graph.js";
@@ -147,7 +147,7 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
           pipelineSequence: execution.pipelineSequence,
           pipelineOpenSteps: execution.pipelineOpenSteps,
           textSnapshotDigests: execution.textSnapshotDigests,
-          describe: (error: AguiError) => messageFor(error, language),
+          describe: (error: AguiError) => describeError(error, language),
           heartbeatMs: deps.heartbeatMs,
           interruptsAsTools: interruptsShownAsTools,
         },

@@ -22,7 +22,8 @@ import { expandHome, isDirectory, workspaceTarget, type WorkspaceTarget } from "
 /**
  * Which message an INVALID_INPUT carries (`INVALID_INPUT.<reason>` in the
  * locales). Absent means the envelope itself. Wire contract §9 reports
- * forwardedProps and cwd failures alike, as "forwardedProps"; client tools
+ * forwardedProps and cwd failures under one reason, "forwardedProps" (a
+ * cwd's message then says its problem, as the reference does); client tools
  * have their own ("tools": declared at all; "toolDeclaration": declared
  * wrong while they are accepted), since a generic client that sends them
  * sends no iac-code properties to blame. An image part says what is wrong
@@ -38,7 +39,8 @@ export type InvalidInputReason =
   | "imageMediaType"
   | "imageData"
   | "imageTooLarge"
-  | "imagesTooLarge";
+  | "imagesTooLarge"
+  | "notObject";
 
 const MiB = 1024 * 1024;
 export const MAX_IMAGE_BYTES = 8 * MiB;
@@ -79,6 +81,7 @@ function imageReason(error: ErrorObject, within: string): InvalidInputReason {
 
 function reasonFor(error: ErrorObject, body: unknown): InvalidInputReason | undefined {
   const missing = error.keyword === "required" ? String(error.params.missingProperty) : undefined;
+  if (error.instancePath === "" && error.keyword === "type") return "notObject";
   if (/^\/tools(\/|$)/.test(error.instancePath) || (error.instancePath === "" && missing === "tools")) return "tools";
   if (/^\/forwardedProps(\/|$)/.test(error.instancePath)) return "forwardedProps";
   if (error.instancePath === "" && missing === "forwardedProps") return "forwardedProps";

@@ -14,9 +14,12 @@ import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 export interface FinishRunOptions {
   threadId: string;
   runId: string;
-  /** The error's message in the request's language. */
-  describe: (error: AguiError) => string;
+  /** The error's message in the request's language, with any detail beside it. */
+  describe: ErrorDescriber;
 }
+
+/** The message of a RUN_ERROR and, when there is one, its detail. */
+export type ErrorDescriber = (error: AguiError) => string | { message: string; detail?: string };
 
 /**
  * The `result` of a run whose interrupt the user cancelled, with outcome
@@ -28,11 +31,16 @@ export interface FinishRunOptions {
  */
 export const CANCELLED_RESULT = { cancelled: true } as const;
 
-export const runErrorEvent = (error: AguiError, describe: FinishRunOptions["describe"]): AGUIEvent => ({
-  type: EventType.RUN_ERROR,
-  code: error.code,
-  message: describe(error),
-});
+/**
+ * The detail rides in `metadata`, the one open field of RUN_ERROR: @ag-ui/client
+ * 1.0 strips a top-level key it does not know before anything sees it.
+ */
+export const runErrorEvent = (error: AguiError, describe: ErrorDescriber): AGUIEvent => {
+  const text = describe(error);
+  const { message, detail } = typeof text === "string" ? { message: text, detail: undefined } : text;
+  const metadata = detail === undefined ? {} : { metadata: { "iac-code": { detail } } };
+  return { type: EventType.RUN_ERROR, code: error.code, message, ...metadata };
+};
 
 export function finishRun({ threadId, runId, describe }: FinishRunOptions): OperatorFunction<RunItem, AGUIEvent> {
   return emitEach((item): AGUIEvent[] => {

@@ -13,7 +13,7 @@ import express, { type ErrorRequestHandler, type Response } from "express";
 import type { A2AClient } from "../a2a/client.js";
 import type { Config } from "../config.js";
 import { AguiError, toAguiError } from "../errors.js";
-import { messageFor } from "../i18n/index.js";
+import { describeError } from "../i18n/index.js";
 import { silentLogger, type Logger } from "../log.js";
 import { metricsRoute } from "../metrics/metrics-route.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
@@ -59,7 +59,10 @@ export interface AppDependencies {
 
 export function sendError(res: Response, error: AguiError, language: string): void {
   if (error.retryAfterS !== undefined) res.set("Retry-After", String(error.retryAfterS));
-  res.status(httpStatusOf(error.code)).json({ error: { code: error.code, message: messageFor(error, language), ...error.details } });
+  const { message, detail } = describeError(error, language);
+  res
+    .status(httpStatusOf(error.code))
+    .json({ error: { code: error.code, message, ...(detail === undefined ? {} : { detail }), ...error.details } });
 }
 
 export function createApp({

@@ -17,10 +17,12 @@ const validateBody = new Ajv2020({ strict: true }).compile<{ threadId: string; r
   JSON.parse(readFileSync(path.join(SCHEMAS_DIR, "cancel-request.schema.json"), "utf8")),
 );
 
+const isObject = (body: unknown) => typeof body === "object" && body !== null && !Array.isArray(body);
+
 export function cancelRoute(runs: Pick<Runs, "cancel">): express.Router {
   const router = express.Router();
   const cancel: RequestHandler<{ executionId: string }> = async (req, res) => {
-    if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: "cancelBody" });
+    if (!validateBody(req.body)) throw new AguiError("INVALID_INPUT", { reason: isObject(req.body) ? "cancelBody" : "cancelNotObject" });
     const status = await runs.cancel(req.params.executionId, req.body);
     res.json({ executionId: req.params.executionId, status });
   };

@@ -19,7 +19,7 @@ import type { ReadGate } from "../a2a/body-reader.js";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { AguiError } from "../errors.js";
-import { messageFor } from "../i18n/index.js";
+import { describeError } from "../i18n/index.js";
 import { FixtureFormatError, parseFixture, sectionFor, type FixtureLine } from "../fixtures/fixture-format.js";
 import { fillPlaceholders } from "../fixtures/placeholders.js";
 import { isJsonObject } from "../model/json.js";
@@ -155,7 +155,7 @@ function replay(req: Request, res: Response, { heartbeatMs, clientStallS, sse }:
   const threadId = `sandbox-replay-${randomUUID()}`;
   const runId = `replay-${randomUUID()}`;
   const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
-  const describe = (error: AguiError) => messageFor(error, language);
+  const describe = (error: AguiError) => describeError(error, language);
   const gate = new FlowGate();
   const items$ = replayedFrames(lines, request.timeScale, ids, gate).pipe(
     framesToSignals(),

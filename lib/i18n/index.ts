@@ -111,16 +111,49 @@ function detailIn(params: MessageParams, language: string): string | undefined {
 }
 
 /**
- * The user-facing text of an error: `<code>.<reason>` when a message exists
- * for it, else `<code>`. The detail (e.g. which field failed, and how) is
- * said in the same language and appended unless the message places it.
+ * The message key of an error, the most specific one a message exists for:
+ * `<code>.<reason>.<phrase>` (the reference says what is wrong with a cwd
+ * in the message itself), `<code>.<reason>`, else `<code>`.
+ */
+function messageKeyOf(error: AguiError): string {
+  const { reason, phrase } = error.params;
+  if (reason === undefined) return error.code;
+  const candidates = [phrase === undefined ? undefined : `${error.code}.${reason}.${phrase}`, `${error.code}.${reason}`];
+  return candidates.find((key) => key !== undefined && hasMessage(key)) ?? error.code;
+}
+
+/**
+ * The user-facing text of an error. For the codes the reference adapter
+ * names it is the reference's own sentence, word for word, so a client that
+ * matches on it sees the same text from both; what we know beyond it is in
+ * `detailFor`. Only a message of our own may place the detail (`{detail}`).
  */
 export function messageFor(error: AguiError, language: string): string {
-  const { reason } = error.params;
-  const specific = reason === undefined ? undefined : `${error.code}.${reason}`;
-  const key = specific !== undefined && hasMessage(specific) ? specific : error.code;
   const detail = detailIn(error.params, language);
-  const message = translate(key, language, detail === undefined ? error.params : { ...error.params, detail });
-  if (detail === undefined || translate(key, DEFAULT_LANGUAGE).includes("{detail}")) return message;
-  return translate("detail.attached", language, { message, detail });
+  return translate(messageKeyOf(error), language, detail === undefined ? error.params : { ...error.params, detail });
+}
+
+/**
+ * What we can say beyond the message, in the same language: why this
+ * reason applies (`<code>.<reason>.detail`, else `<code>.detail`), then
+ * which field failed and how. Undefined when there is nothing more to say.
+ */
+export function detailFor(error: AguiError, language: string): string | undefined {
+  const { reason } = error.params;
+  const noteKey = reason === undefined ? `${error.code}.detail` : `${error.code}.${reason}.detail`;
+  const note = hasMessage(noteKey) ? translate(noteKey, language, error.params) : undefined;
+  const located = detailIn(error.params, language);
+  if (note === undefined || located === undefined) return note ?? located;
+  return translate("detail.attached", language, { message: note, detail: located });
+}
+
+/** An error as a client reads it: the message, and the detail when there is one. */
+export interface ErrorText {
+  message: string;
+  detail?: string;
+}
+
+export function describeError(error: AguiError, language: string): ErrorText {
+  const detail = detailFor(error, language);
+  return detail === undefined ? { message: messageFor(error, language) } : { message: messageFor(error, language), detail };
 }

@@ -21,7 +21,7 @@ import type { A2AClient, RunA2A } from "../a2a/client.js";
 import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES, HistoryReads } from "../a2a/history-budget.js";
 import { userPartsForKernel } from "../a2a/images.js";
 import type { Config } from "../config.js";
-import { messageFor } from "../i18n/index.js";
+import { describeError } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { errorFields, silentLogger, type Logger } from "../log.js";
@@ -237,7 +237,7 @@ export class Runs {
       userParts,
       sendStreamingMessage: (params) => a2a.sendStreamingMessage(params),
       language,
-      describe: (error) => messageFor(error, language),
+      describe: (error) => describeError(error, language),
       now: this.#now,
       onFailure: (error) => runLog.warn({ ...errorFields(error), code: error.code }, "the guidance run failed"),
     });

@@ -12,7 +12,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import type { OperatorFunction, SchedulerLike } from "rxjs";
 import { AguiError } from "../errors.js";
 import { freshRunSetup, withInterruptsShown } from "../runs/fresh-run.js";
-import { messageFor } from "../i18n/index.js";
+import { describeError } from "../i18n/index.js";
 import type { KernelSignal, SignalOf } from "../model/kernel-signal.js";
 import { runPipeline, type RunPorts } from "../run-pipeline.js";
 import type { Heartbeat } from "../../operators/merge-heartbeat.js";
@@ -88,7 +88,7 @@ export function projectionChain(options: ChainOptions = {}): OperatorFunction<Ke
       pipelineSequence: options.pipelineSequence ?? 0,
       pipelineOpenSteps: options.pipelineOpenSteps ?? [],
       textSnapshotDigests: options.textSnapshotDigests ?? [],
-      describe: (error) => messageFor(error, "en"),
+      describe: (error) => describeError(error, "en"),
       heartbeatMs: options.heartbeatMs ?? 15_000,
       interruptsAsTools: options.interruptsAsTools ?? false,
     }),

@@ -18,7 +18,7 @@
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
 import { concat, defer, ignoreElements, of, tap, type Observable } from "rxjs";
 import { endWithRunError } from "../../operators/end-with-run-error.js";
-import { runErrorEvent } from "../../operators/finish-run.js";
+import { runErrorEvent, type ErrorDescriber } from "../../operators/finish-run.js";
 import { stampTime } from "../../operators/stamp-time.js";
 import { toSendMessageParams, type A2aUserPart } from "../a2a/request-mapping.js";
 import type { JsonRpcResult } from "../a2a/client.js";
@@ -110,8 +110,8 @@ export interface GuidanceDependencies {
   /** The user's parts as the kernel takes them (images decoded, and resized where too large). */
   userParts?: A2aUserPart[];
   language: string;
-  /** The message of a RUN_ERROR, in the request's language. */
-  describe: (error: AguiError) => string;
+  /** The message of a RUN_ERROR, in the request's language, and its detail. */
+  describe: ErrorDescriber;
   now: () => number;
   /** Told the failure a RUN_ERROR reports, for the log. */
   onFailure?: (error: AguiError) => void;

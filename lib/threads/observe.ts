@@ -47,7 +47,7 @@ import {
 import { HistoryReads } from "../a2a/history-budget.js";
 import { conversationEvents, readConversation } from "../a2a/history-messages.js";
 import type { AguiError } from "../errors.js";
-import { messageFor } from "../i18n/index.js";
+import { describeError } from "../i18n/index.js";
 import { keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import { silentLogger, type Logger } from "../log.js";
@@ -164,7 +164,7 @@ export function observeExecution(
           observedOpenSteps: observedOpenSteps ?? [],
           // The observer's client has seen none of the task's text.
           textSnapshotDigests: [],
-          describe: (error: AguiError) => messageFor(error, language),
+          describe: (error: AguiError) => describeError(error, language),
           heartbeatMs: deps.heartbeatMs,
           // The status subscribes first, so its snapshot comes right after the opening events.
           alongside: merge(

@@ -311,7 +311,7 @@ function keep(signal: KernelSignal, update: A2AUpdate, first: boolean, last: boo
 function notAccepted(error: unknown): AguiError {
   const failure = toAguiError(error, "A2A_UNAVAILABLE");
   if (failure.code !== "A2A_EXECUTION_FAILED") return failure;
-  return new AguiError("A2A_UNAVAILABLE", { ...failure.params, reason: "answerNotAccepted" }, { cause: failure.cause });
+  return new AguiError("A2A_UNAVAILABLE", { ...failure.params, reason: "answerRejected" }, { cause: failure.cause });
 }
 
 /** An answer stream that fails or ends before the kernel accepted anything leaves the interrupt answerable. */

@@ -82,7 +82,8 @@ describe("the HTTP edge before the stream starts", () => {
     expect(json).toMatchObject({
       error: {
         code: "INVALID_INPUT",
-        message: expect.stringContaining("Client-defined tools are not supported: tools must be an empty array."),
+        message: "Client-provided tools are not supported.",
+        detail: expect.stringContaining("Client-defined tools are not supported: tools must be an empty array."),
       },
     });
     expect(harness.kernel.received.length).toBe(before);

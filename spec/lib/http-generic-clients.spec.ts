@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { Message } from "@ag-ui/core";
 import { ConfigError, loadConfig } from "../../lib/config.js";
-import { supportedLanguages } from "../../lib/i18n/index.js";
+import { supportedLanguages, translate } from "../../lib/i18n/index.js";
 import { validateRunInput } from "../../lib/validation.js";
 import { expectValidRun } from "../support/agui.js";
 import { httpAgent, runHttpAgent, transcript, userMessage } from "../support/http-agent.js";
@@ -37,18 +37,27 @@ describe("the strict protocol, by default", () => {
   it("refuses a request without forwardedProps.iacCode as a forwarded-properties failure", async () => {
     const { status, json } = await postRun(harness.service.url, genericInput("chat"));
     expect(status).toBe(400);
-    expect(json).toEqual({ error: { code: "INVALID_INPUT", message: expect.stringContaining("Invalid iac-code forwarded properties.") } });
+    expect(json).toEqual({
+      error: {
+        code: "INVALID_INPUT",
+        message: "Invalid iac-code forwarded properties.",
+        detail: "/forwardedProps: must have required property 'iacCode'",
+      },
+    });
   });
 
-  it.each(supportedLanguages())("names `tools` when a client declares tools (%s)", async (language) => {
+  it.each(supportedLanguages())("says client tools are refused, and names `tools` in the detail (%s)", async (language) => {
     const body = runInput("chat", { tools: [frontendTool] }, { preferredLanguage: language });
     const { status, json } = await postRun(harness.service.url, body);
     expect(status).toBe(400);
-    const { code, message } = (json as { error: { code: string; message: string } }).error;
+    const { code, message, detail } = (json as { error: { code: string; message: string; detail: string } }).error;
     expect(code).toBe("INVALID_INPUT");
-    expect(message).toMatch(/\btools\b/);
-    expect(message).not.toContain("forwarded properties");
-    expect(message).not.toContain("転送プロパティ");
+    expect(message).toBe(translate("INVALID_INPUT.tools", language));
+    expect(detail).toMatch(/\btools\b/);
+    for (const text of [message, detail]) {
+      expect(text).not.toContain("forwarded properties");
+      expect(text).not.toContain("転送プロパティ");
+    }
   });
 
   it("names `tools` when the field is missing, too", () => {
@@ -140,7 +149,7 @@ describe("IAC_CODE_AGUI_CLIENT_TOOLS=ignore", () => {
     for (const tools of [[{ description: "no name" }], "showWeather", [{ name: 42 }]]) {
       const { status, json } = await postRun(harness.service.url, runInput("chat", { tools }));
       expect(status).toBe(400);
-      expect((json as { error: { message: string } }).error.message).toMatch(/\btools\b/);
+      expect((json as { error: { detail: string } }).error.detail).toMatch(/\btools\b/);
     }
   });
 });

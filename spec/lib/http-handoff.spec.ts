@@ -90,7 +90,9 @@ describe("handoff routes with the demo kernel", () => {
     const before = harness.kernel.handoffs.length;
     const { status, json } = await call(harness.service, op, body);
     expect(status).toBe(400);
-    expect(json).toMatchObject({ error: { code: "INVALID_INPUT", message: expect.stringContaining("agui") } });
+    expect(json).toMatchObject({
+      error: { code: "INVALID_INPUT", message: "AG-UI handoff identity is required", detail: expect.stringContaining("agui") },
+    });
     expect(harness.kernel.handoffs).toHaveLength(before);
   });
 

@@ -87,8 +87,9 @@ describe("images through the service, as the kernel receives them", () => {
     expect(json).toEqual({
       error: {
         code: "INVALID_INPUT",
-        message: translate("detail.attached", "en", {
-          message: translate("INVALID_INPUT.imageUndecodable", "en"),
+        message: "The image data is invalid.",
+        detail: translate("detail.attached", "en", {
+          message: translate("INVALID_INPUT.imageUndecodable.detail", "en"),
           detail: "/messages/0/content/1/source/value: is invalid",
         }),
       },

@@ -128,8 +128,12 @@ describe("a retried or outdated resume, through the real service and demo kernel
     before = kernel.received.length;
     const changed = await post(resume(first, [denyDeploy, allowDelete]));
     await expectValidRun(changed.events);
-    expect(changed.events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "RESUME_ALREADY_APPLIED" });
-    expect((changed.events.at(-1) as { message: string }).message).toContain(english["RESUME_ALREADY_APPLIED.differentAnswer"]);
+    expect(changed.events.at(-1)).toMatchObject({
+      type: EventType.RUN_ERROR,
+      code: "RESUME_ALREADY_APPLIED",
+      message: english.RESUME_ALREADY_APPLIED,
+      metadata: { "iac-code": { detail: expect.stringContaining(english["RESUME_ALREADY_APPLIED.differentAnswer.detail"]!) } },
+    });
     expect(answersIn(kernel.received.slice(before), "SendStreamingMessage")).toEqual([]);
 
     // The same two answers again: only perm-2's is sent, and the task completes.
@@ -155,7 +159,8 @@ describe("a retried or outdated resume, through the real service and demo kernel
     expect(late.events.at(-1)).toMatchObject({
       type: EventType.RUN_ERROR,
       code: "RESUME_ALREADY_APPLIED",
-      message: expect.stringContaining(english["RESUME_ALREADY_APPLIED.differentAnswer"]!),
+      message: english.RESUME_ALREADY_APPLIED,
+      metadata: { "iac-code": { detail: expect.stringContaining(english["RESUME_ALREADY_APPLIED.differentAnswer.detail"]!) } },
     });
   });
 

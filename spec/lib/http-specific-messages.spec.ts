@@ -1,8 +1,10 @@
 /**
  * The specific messages (issue 13, "Language"): each situation that has a
  * message of its own produces it through the real service, in the request's
- * language, and with the detail, if any, in that language too. The
- * languages rotate over the tests so each catalogue is read on the wire.
+ * language, and with the detail, if any, in that language too. The message
+ * is the reference adapter's sentence for the situation (issue 21); what we
+ * say beyond it is the separate `detail`. The languages rotate over the
+ * tests so each catalogue is read on the wire.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -32,6 +34,23 @@ const say = (language: string, key: string) => {
   return text;
 };
 
+/**
+ * What a client is told for `<code>.<reason>`: the reason's message, else the
+ * code's, and the reason's own note as the detail, the located detail (if
+ * any) attached to it.
+ */
+const told = (language: string, key: string, located?: string) => {
+  const code = key.split(".")[0]!;
+  const message = catalogs[language]![key] ?? say(language, code);
+  const note = catalogs[language]![`${key}.detail`];
+  const detail =
+    note !== undefined && located !== undefined
+      ? say(language, "detail.attached").replace("{message}", note).replace("{detail}", located)
+      : (note ?? located);
+  return detail === undefined ? { message } : { message, detail };
+};
+type Told = ReturnType<typeof told>;
+
 type Input = ReturnType<typeof runInput>;
 const allow = { interruptId: "perm-1", status: "resolved", payload: { decision: "allow_once" } };
 const deny = { interruptId: "perm-1", status: "resolved", payload: { decision: "deny" } };
@@ -43,15 +62,17 @@ const withIacCode = (input: Input, change: Record<string, unknown>) => ({
 });
 const inLanguage = (language: string) => ({ "accept-language": `${language};q=0.9, en;q=0.1` });
 
-/** The run's last event is a RUN_ERROR with this code and exactly this message. */
-async function expectRunError(events: AGUIEvent[], code: string, message: string): Promise<void> {
+/** The run's last event is a RUN_ERROR with this code, exactly this message and exactly this detail (or none). */
+async function expectRunError(events: AGUIEvent[], code: string, { message, detail }: Told): Promise<void> {
   await expectValidRun(events);
-  expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code, message });
+  const last = events.at(-1) as AGUIEvent & { metadata?: Record<string, unknown> };
+  expect(last).toMatchObject({ type: EventType.RUN_ERROR, code, message });
+  expect(last.metadata).toEqual(detail === undefined ? undefined : { "iac-code": { detail } });
 }
 
-function expectHttpError(result: { status: number; json: unknown }, status: number, code: string, message: string): void {
+function expectHttpError(result: { status: number; json: unknown }, status: number, code: string, text: Told): void {
   expect(result.status).toBe(status);
-  expect(result.json).toEqual({ error: { code, message } });
+  expect(result.json).toEqual({ error: { code, ...text } });
 }
 
 /** A permission interrupt with these fields changed, on its own user text. */
@@ -94,32 +115,52 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     const first = runInput("chat");
     await post(first);
     const elsewhere = withIacCode(next(first), { cwd: mkdtempSync(path.join(first.forwardedProps.iacCode.cwd, "elsewhere-")) });
-    expectHttpError(await post(elsewhere, "ja"), 409, "THREAD_BINDING_CONFLICT", say("ja", "THREAD_BINDING_CONFLICT.workspace"));
+    expectHttpError(await post(elsewhere, "ja"), 409, "THREAD_BINDING_CONFLICT", told("ja", "THREAD_BINDING_CONFLICT.workspace"));
   });
 
   it("THREAD_BINDING_CONFLICT.caller: the thread belongs to another userId", async () => {
     const first = runInput("chat", {}, { userId: "alice" });
     await post(first);
     const mallory = withIacCode(next(first), { userId: "mallory" });
-    expectHttpError(await post(mallory, "de"), 409, "THREAD_BINDING_CONFLICT", say("de", "THREAD_BINDING_CONFLICT.caller"));
+    expectHttpError(await post(mallory, "de"), 409, "THREAD_BINDING_CONFLICT", told("de", "THREAD_BINDING_CONFLICT.caller"));
+  });
+
+  it("INVALID_INPUT.notObject and cancelNotObject: a body that is JSON but no object, as the reference words it", async () => {
+    const detail = say("pt", "detail.located").replace("{at}", "/").replace("{what}", say("pt", "detail.type").replace("{type}", "object"));
+    expectHttpError(await post(["not", "an", "object"], "pt"), 400, "INVALID_INPUT", told("pt", "INVALID_INPUT.notObject", detail));
+    expect((await post([], "en")).json).toMatchObject({ error: { message: "RunAgentInput must be a JSON object." } });
+    const cancel = (body: unknown) =>
+      fetch(`${harness.service.url}/extensions/iac-code/v1/executions/e1/cancel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "accept-language": "en" },
+        body: JSON.stringify(body),
+      }).then(async (response) => ({ status: response.status, json: await response.json() }));
+    expect(await cancel([1])).toEqual({
+      status: 400,
+      json: { error: { code: "INVALID_INPUT", message: "The cancel request must be a JSON object." } },
+    });
+    expect(await cancel({ threadId: "t" })).toEqual({
+      status: 400,
+      json: { error: { code: "INVALID_INPUT", message: "threadId and rosInvocationId are required." } },
+    });
   });
 
   it("EXECUTION_LOST.unknownThread: a resume on a thread that never ran", async () => {
     const unknown = runInput("x", { resume: [allow] });
-    expectHttpError(await post(unknown, "fr"), 409, "EXECUTION_LOST", say("fr", "EXECUTION_LOST.unknownThread"));
+    expectHttpError(await post(unknown, "fr"), 409, "EXECUTION_LOST", told("fr", "EXECUTION_LOST.unknownThread"));
   });
 
   it("EXECUTION_LOST.invocationMismatch: a resume under another rosInvocationId than the interrupted run's", async () => {
     const first = await interrupted();
     const other = withIacCode(resume(first, [allow]), { rosInvocationId: "ros-other" });
-    expectHttpError(await post(other, "es"), 409, "EXECUTION_LOST", say("es", "EXECUTION_LOST.invocationMismatch"));
+    expectHttpError(await post(other, "es"), 409, "EXECUTION_LOST", told("es", "EXECUTION_LOST.invocationMismatch"));
   });
 
   it("EXECUTION_LOST.nothingPending: a resume on a thread whose run finished without an interrupt", async () => {
     const first = runInput("chat");
     await expectValidRun((await post(first)).events);
     const { events } = await post(resume(first, [allow]), "zh");
-    await expectRunError(events, "EXECUTION_LOST", say("zh", "EXECUTION_LOST.nothingPending"));
+    await expectRunError(events, "EXECUTION_LOST", told("zh", "EXECUTION_LOST.nothingPending"));
   });
 
   it("RESUME_ALREADY_APPLIED.differentAnswer: an accepted interrupt answered again, differently", async () => {
@@ -127,10 +168,10 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     const accepted = await post(resume(first, [allow]));
     expect(accepted.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     const changed = await post(resume(first, [deny]), "pt");
-    await expectRunError(changed.events, "RESUME_ALREADY_APPLIED", say("pt", "RESUME_ALREADY_APPLIED.differentAnswer"));
+    await expectRunError(changed.events, "RESUME_ALREADY_APPLIED", told("pt", "RESUME_ALREADY_APPLIED.differentAnswer"));
     // The same answer again is told the general message.
     const same = await post(resume(first, [allow]), "pt");
-    await expectRunError(same.events, "RESUME_ALREADY_APPLIED", say("pt", "RESUME_ALREADY_APPLIED"));
+    await expectRunError(same.events, "RESUME_ALREADY_APPLIED", told("pt", "RESUME_ALREADY_APPLIED"));
   });
 
   it.each([
@@ -138,7 +179,7 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     ["foreign-context", "A2A_PROTOCOL_ERROR.interruptContext", "fr"],
   ])("%s: an interrupt of another task or context is %s", async (text, key, language) => {
     const { events } = await post(runInput(text), language);
-    await expectRunError(events, "A2A_PROTOCOL_ERROR", say(language, key));
+    await expectRunError(events, "A2A_PROTOCOL_ERROR", told(language, key));
   });
 
   it("A2A_PROTOCOL_ERROR.deploymentOptions: a deployment confirmation without options, its detail in the same language", async () => {
@@ -146,8 +187,7 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     const detail = say("de", "detail.located")
       .replace("{at}", "deployment_confirmation options")
       .replace("{what}", say("de", "detail.nonEmptyList"));
-    const message = say("de", "detail.attached").replace("{message}", say("de", "A2A_PROTOCOL_ERROR.deploymentOptions"));
-    await expectRunError(events, "A2A_PROTOCOL_ERROR", message.replace("{detail}", detail));
+    await expectRunError(events, "A2A_PROTOCOL_ERROR", told("de", "A2A_PROTOCOL_ERROR.deploymentOptions", detail));
   });
 
   const image = (source: Record<string, unknown>) =>
@@ -162,27 +202,25 @@ describe("specific messages of admission and resume, over HTTP with the replay k
     const detail = say(language, "detail.located")
       .replace("{at}", `/messages/0/content/0${at}`)
       .replace("{what}", say(language, `detail.${phrase}`));
-    const message = say(language, "detail.attached").replace("{message}", say(language, `INVALID_INPUT.${reason}`));
-    expectHttpError(result, 400, "INVALID_INPUT", message.replace("{detail}", detail));
+    expectHttpError(result, 400, "INVALID_INPUT", told(language, `INVALID_INPUT.${reason}`, detail));
     expect(JSON.stringify(result.json)).not.toContain("example.com");
   });
 
-  it("INVALID_INPUT.forwardedProps: the cwd's problem is said in the request's language", async () => {
+  it("INVALID_INPUT.forwardedProps: the cwd's problem is said in the request's language, as the reference words it", async () => {
     const outside = withIacCode(runInput("x"), { cwd: "/definitely/not/allowed" });
     const result = await post(outside, "zh");
     const detail = say("zh", "detail.located")
       .replace("{at}", "/forwardedProps/iacCode/cwd")
       .replace("{what}", say("zh", "detail.outsideRoots"));
-    const message = say("zh", "detail.attached").replace("{message}", say("zh", "INVALID_INPUT.forwardedProps"));
-    expectHttpError(result, 400, "INVALID_INPUT", message.replace("{detail}", detail));
+    expectHttpError(result, 400, "INVALID_INPUT", told("zh", "INVALID_INPUT.forwardedProps.outsideRoots", detail));
+    expect(result.json).toMatchObject({ error: { message: "iac-code 工作区位于允许的根目录之外。" } });
   });
 
   it("RESUME_PAYLOAD_INVALID: the schema's complaint is said in the request's language", async () => {
     const first = await interrupted();
     const { events } = await post(resume(first, [{ ...allow, payload: { decision: "allow_always" } }]), "fr");
     const detail = say("fr", "detail.located").replace("{at}", "/decision").replace("{what}", say("fr", "detail.enum"));
-    const message = say("fr", "detail.attached").replace("{message}", say("fr", "RESUME_PAYLOAD_INVALID"));
-    await expectRunError(events, "RESUME_PAYLOAD_INVALID", message.replace("{detail}", detail));
+    await expectRunError(events, "RESUME_PAYLOAD_INVALID", told("fr", "RESUME_PAYLOAD_INVALID", detail));
   });
 });
 
@@ -227,7 +265,7 @@ describe("specific messages of state that cannot be written", () => {
     ["fail-pause", "interrupts", "ja"],
   ])("%s: STATE_PERSISTENCE_FAILED.%s", async (prefix, reason, language) => {
     const { events } = await post(runInput("permission", { threadId: uniqueId(prefix) }), language);
-    await expectRunError(events, "STATE_PERSISTENCE_FAILED", say(language, `STATE_PERSISTENCE_FAILED.${reason}`));
+    await expectRunError(events, "STATE_PERSISTENCE_FAILED", told(language, `STATE_PERSISTENCE_FAILED.${reason}`));
   });
 
   it("fail-accept: STATE_PERSISTENCE_FAILED.acceptedAnswer", async () => {
@@ -235,7 +273,7 @@ describe("specific messages of state that cannot be written", () => {
     const paused = await post(first, "en");
     expect(paused.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
     const { events } = await post(resume(first, [allow]), "zh");
-    await expectRunError(events, "STATE_PERSISTENCE_FAILED", say("zh", "STATE_PERSISTENCE_FAILED.acceptedAnswer"));
+    await expectRunError(events, "STATE_PERSISTENCE_FAILED", told("zh", "STATE_PERSISTENCE_FAILED.acceptedAnswer"));
   });
 });
 
@@ -302,19 +340,19 @@ describe("specific messages of a parked task the kernel no longer holds as it wa
   const post = (body: unknown, language: string) => postRun(service.url, body, inLanguage(language));
 
   it.each([
-    ["gone", "EXECUTION_LOST", "EXECUTION_LOST.taskNotFound", "de"],
-    ["ended", "EXECUTION_LOST", "EXECUTION_LOST.taskEnded", "es"],
-    ["moved", "A2A_PROTOCOL_ERROR", "A2A_PROTOCOL_ERROR.taskMismatch", "pt"],
-    ["silent", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerNotAccepted", "zh"],
-    // A JSON-RPC error on an answer not accepted is the kernel refusing it, not the execution failing; its message is the detail.
-    ["rejected", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerNotAccepted", "fr", " (invalid permission response)"],
-  ])("a resume of a task that is %s: %s", async (text, code, key, language, detail = "") => {
+    ["gone", "EXECUTION_LOST", "EXECUTION_LOST.taskNotFound", "de", undefined],
+    ["ended", "EXECUTION_LOST", "EXECUTION_LOST.taskEnded", "es", undefined],
+    ["moved", "A2A_PROTOCOL_ERROR", "A2A_PROTOCOL_ERROR.taskMismatch", "pt", undefined],
+    ["silent", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerNotAccepted", "zh", undefined],
+    // A JSON-RPC error on an answer not accepted is the kernel refusing it, not the execution failing; its message is in the detail.
+    ["rejected", "A2A_UNAVAILABLE", "A2A_UNAVAILABLE.answerRejected", "fr", "invalid permission response"],
+  ])("a resume of a task that is %s: %s", async (text, code, key, language, detail) => {
     const first = runInput(text);
     const paused = await post(first, "en");
     await expectValidRun(paused.events);
     expect(paused.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "interrupt" } });
     const { events } = await post(resume(first, [allow]), language);
-    await expectRunError(events, code, say(language, key) + detail);
+    await expectRunError(events, code, told(language, key, detail));
   });
 
   it.each(["gone", "rejected", "silent"])(

@@ -3,7 +3,15 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { AguiError, ERROR_CODES, type ErrorCode } from "../../lib/errors.js";
 import { DETAIL_PHRASES, detailParams } from "../../lib/i18n/detail.js";
-import { messageFor, processLanguage, resolveLanguage, supportedLanguages, translate } from "../../lib/i18n/index.js";
+import {
+  describeError,
+  detailFor,
+  messageFor,
+  processLanguage,
+  resolveLanguage,
+  supportedLanguages,
+  translate,
+} from "../../lib/i18n/index.js";
 import { LOCALES_DIR, PROJECT_ROOT } from "../../lib/paths.js";
 
 const locales = Object.fromEntries(
@@ -69,7 +77,8 @@ describe("locale files", () => {
       [...text.matchAll(/new AguiError\(\s*"([A-Z_0-9]+)",\s*\{[^}]*?reason: "(\w+)"/g)].map((m) => `${m[1]}.${m[2]}`),
     );
     expect(raised.length).toBeGreaterThan(20);
-    expect(raised.filter((key) => !(key in english))).toEqual([]);
+    // A reason says its situation in the message, or only in the detail under the code's message.
+    expect(raised.filter((key) => !(key in english) && !(`${key}.detail` in english))).toEqual([]);
   });
 
   it("keeps the reference adapter's English wording where the wire contract quotes it", () => {
@@ -184,53 +193,78 @@ describe("translate", () => {
   });
 });
 
-describe("messageFor", () => {
-  it("uses the reason-specific message for forwardedProps failures and appends the detail", () => {
+describe("messageFor and detailFor", () => {
+  it("keep the message to the reason's sentence and say the detail apart", () => {
     const error = new AguiError("INVALID_INPUT", { reason: "forwardedProps", ...detailParams("/tools", "maxItems", { limit: 0 }) });
     expect(error.params.detail).toBe("/tools: must NOT have more than 0 items");
-    expect(messageFor(error, "en")).toBe("Invalid iac-code forwarded properties. (/tools: must NOT have more than 0 items)");
-    expect(messageFor(error, "ja")).toBe(`${locales.ja!["INVALID_INPUT.forwardedProps"]}（/tools：要素は 0 個以下である必要があります）`);
+    expect(messageFor(error, "en")).toBe("Invalid iac-code forwarded properties.");
+    expect(detailFor(error, "en")).toBe("/tools: must NOT have more than 0 items");
+    expect(describeError(error, "ja")).toEqual({
+      message: locales.ja!["INVALID_INPUT.forwardedProps"],
+      detail: "/tools：要素は 0 個以下である必要があります",
+    });
   });
 
-  it.each(translations)("says the detail in %s, the language of its message", (language) => {
+  it.each(translations)("say a cwd's problem in %s: the reference's sentence for it, and where as the detail", (language) => {
     const error = new AguiError("INVALID_INPUT", {
       reason: "forwardedProps",
       ...detailParams("/forwardedProps/iacCode/cwd", "outsideRoots"),
     });
     const catalog = locales[language]!;
     const what = catalog["detail.outsideRoots"]!;
-    const detail = catalog["detail.located"]!.replace("{at}", "/forwardedProps/iacCode/cwd").replace("{what}", what);
-    const expected = catalog["detail.attached"]!.replace("{message}", catalog["INVALID_INPUT.forwardedProps"]!).replace("{detail}", detail);
-    expect(messageFor(error, language)).toBe(expected);
-    expect(messageFor(error, language)).not.toContain(english["detail.outsideRoots"]);
+    expect(messageFor(error, language)).toBe(catalog["INVALID_INPUT.forwardedProps.outsideRoots"]);
+    expect(detailFor(error, language)).toBe(
+      catalog["detail.located"]!.replace("{at}", "/forwardedProps/iacCode/cwd").replace("{what}", what),
+    );
+    expect(detailFor(error, language)).not.toContain(english["detail.outsideRoots"]);
   });
 
   it("interpolates a phrase's values in every language", () => {
     const error = new AguiError("INCOMPLETE_RESUME", detailParams("/resume", "unanswered", { count: 2 }));
-    for (const language of LANGUAGES) expect(messageFor(error, language)).toContain("2");
-    expect(messageFor(error, "en")).toBe(`${english.INCOMPLETE_RESUME} (/resume: 2 pending interrupt(s) without an answer)`);
-    expect(messageFor(error, "de")).toBe(`${locales.de!.INCOMPLETE_RESUME} (/resume: offene Unterbrechungen ohne Antwort: 2)`);
+    for (const language of LANGUAGES) expect(detailFor(error, language)).toContain("2");
+    expect(describeError(error, "en")).toEqual({
+      message: english.INCOMPLETE_RESUME,
+      detail: "/resume: 2 pending interrupt(s) without an answer",
+    });
+    expect(detailFor(error, "de")).toBe("/resume: offene Unterbrechungen ohne Antwort: 2");
   });
 
   it("keeps a detail without a phrase as given (a position, or the kernel's own words)", () => {
-    expect(messageFor(new AguiError("UNKNOWN_INTERRUPT", { detail: "/resume/1" }), "fr")).toBe(
-      `${locales.fr!.UNKNOWN_INTERRUPT} (/resume/1)`,
-    );
+    expect(describeError(new AguiError("UNKNOWN_INTERRUPT", { detail: "/resume/1" }), "fr")).toEqual({
+      message: locales.fr!.UNKNOWN_INTERRUPT,
+      detail: "/resume/1",
+    });
   });
 
-  it("uses the envelope message when there is no reason, or an unknown one", () => {
-    expect(messageFor(new AguiError("INVALID_INPUT", { detail: "/: must be object" }), "en")).toBe(
-      "Invalid AG-UI RunAgentInput envelope. (/: must be object)",
-    );
-    expect(messageFor(new AguiError("INVALID_INPUT", { reason: "nonsense" }), "en")).toBe("Invalid AG-UI RunAgentInput envelope.");
+  it("puts a reason's own note first in the detail, the kernel's words after it", () => {
+    const error = new AguiError("A2A_UNAVAILABLE", { reason: "answerRejected", detail: "invalid permission response" });
+    expect(describeError(error, "en")).toEqual({
+      message: "The local A2A execution service rejected the interrupt response.",
+      detail: `${english["A2A_UNAVAILABLE.answerRejected.detail"]} (invalid permission response)`,
+    });
   });
 
-  it("translates every code and every reason, in every language", () => {
+  it("use the envelope message when there is no reason, or an unknown one, and no detail when there is none", () => {
+    expect(describeError(new AguiError("INVALID_INPUT", { detail: "/: must be object" }), "en")).toEqual({
+      message: "Invalid AG-UI RunAgentInput envelope.",
+      detail: "/: must be object",
+    });
+    expect(describeError(new AguiError("INVALID_INPUT", { reason: "nonsense" }), "en")).toEqual({
+      message: "Invalid AG-UI RunAgentInput envelope.",
+    });
+  });
+
+  it("translate every code and every reason, in every language", () => {
     for (const language of LANGUAGES) {
       for (const code of codes) expect(messageFor(new AguiError(code), language)).toBe(locales[language]![code]);
       for (const key of Object.keys(english).filter((k) => /^[A-Z_0-9]+\.\w+$/.test(k))) {
         const [code, reason] = key.split(".") as [ErrorCode, string];
         expect(messageFor(new AguiError(code, { reason }), language)).toBe(locales[language]![key]);
+      }
+      for (const key of Object.keys(english).filter((k) => /^[A-Z_0-9]+(\.\w+)?\.detail$/.test(k))) {
+        const [code, reason] = key.split(".") as [ErrorCode, string];
+        const error = new AguiError(code, reason === "detail" ? {} : { reason });
+        expect(detailFor(error, language)).toBe(locales[language]![key]);
       }
     }
   });

@@ -113,9 +113,9 @@ describe("validateRunInput: envelope (R-IN)", () => {
     expect(error.params.detail).toContain(field);
   });
 
-  it("rejects a body that is not an object", () => {
-    expectRejected(null);
-    expectRejected([]);
+  it("rejects a body that is not an object, with the reference's message for it", () => {
+    expectRejected(null, "notObject");
+    expectRejected([], "notObject");
   });
 
   it("rejects an empty threadId or runId", () => {

@@ -34,6 +34,26 @@ describe("finishRun", () => {
       });
     });
   });
+
+  it("carries a detail apart from the message, in the RUN_ERROR's metadata, and none when there is none", () => {
+    const describe = (error: AguiError) =>
+      error.params.reason === "taskEnded" ? { message: "The A2A task to resume is unavailable.", detail: "It ended." } : { message: "m" };
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("ab", {
+        a: { kind: "run-end", error: new AguiError("EXECUTION_LOST", { reason: "taskEnded" }), kernelSettled: true } as RunItem,
+        b: { kind: "run-end", error: new AguiError("CANCELLED"), kernelSettled: true } as RunItem,
+      });
+      expectObservable(items.pipe(finishRun({ ...options, describe }))).toBe("ab", {
+        a: {
+          type: EventType.RUN_ERROR,
+          code: "EXECUTION_LOST",
+          message: "The A2A task to resume is unavailable.",
+          metadata: { "iac-code": { detail: "It ended." } },
+        },
+        b: { type: EventType.RUN_ERROR, code: "CANCELLED", message: "m" },
+      });
+    });
+  });
 });
 
 describe("finishRun of a run the user cancelled at an interrupt", () => {
