@@ -10,7 +10,9 @@ import os from "node:os";
 import path from "node:path";
 import { writeHeapSnapshot } from "node:v8";
 import { loadConfig } from "../lib/config.js";
+import { silentLogger } from "../lib/log.js";
 import { startService } from "../lib/server.js";
+import { startTracing } from "../lib/tracing/start-tracing.js";
 import { processStats } from "./support.js";
 
 const [kernelUrl, heartbeatMs = "15000"] = process.argv.slice(2);
@@ -26,6 +28,8 @@ const config = loadConfig(
   ],
   {},
 );
+// As `main.ts` starts it: with traces off (no OTEL_* variables here), the trace context is still carried to the kernel.
+if (process.env.BENCH_NO_TRACE_CONTEXT !== "1") await startTracing(process.env, silentLogger);
 const service = await startService(config);
 // A normal exit, so --cpu-prof can write its profile.
 process.on("SIGTERM", () => process.exit(0));

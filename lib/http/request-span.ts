@@ -14,12 +14,15 @@
  */
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
 import type { Request, RequestHandler, Response } from "express";
-import { idAttributes, tracer } from "../tracing/spans.js";
+import { idAttributes, spansExported, tracer } from "../tracing/spans.js";
 
 const SPAN = "iacCodeAguiSpan";
 
 export function requestSpan(): RequestHandler {
   return (req, res, next) => {
+    // No spans exported: only the caller's trace goes on to the kernel, and only when it sent one.
+    if (!spansExported())
+      return req.headers.traceparent === undefined ? next() : context.with(propagation.extract(ROOT_CONTEXT, req.headers), next);
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer().startSpan(req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": req.method } }, parent);
     const active = trace.setSpan(parent, span);

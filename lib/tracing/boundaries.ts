@@ -7,7 +7,7 @@
  */
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { ThreadStore } from "../state/thread-store.js";
-import { ID_ATTRIBUTES, idAttributes, isAsyncMember, tracedMembers } from "./spans.js";
+import { ID_ATTRIBUTES, idAttributes, isAsyncMember, spansExported, tracedMembers } from "./spans.js";
 
 interface KernelMethod {
   /** The A2A method (JSON-RPC), or the kernel's extension route. */
@@ -53,6 +53,7 @@ function taskOfCall(method: KernelMethod, args: unknown[]): Attributes | undefin
 
 /** Every kernel call in a client span of its own, the active span while it runs: its requests carry it as `traceparent`. */
 export function tracedKernel<T extends object>(kernel: T): T {
+  if (!spansExported()) return kernel;
   return tracedMembers(kernel, (member, args) => {
     const method = KERNEL_METHODS[member];
     if (method === undefined) return undefined;
@@ -67,6 +68,7 @@ export function tracedKernel<T extends object>(kernel: T): T {
 
 /** Every store operation (each method the store declares `async`) in a span of its own, with its thread's id. */
 export function tracedStore<T extends ThreadStore>(store: T): T {
+  if (!spansExported()) return store;
   return tracedMembers(store, (operation, args) => {
     if (!isAsyncMember(store, operation)) return undefined;
     const threadId = typeof args[0] === "string" ? args[0] : field(args[0], "threadId");

@@ -25,6 +25,20 @@ export const ID_ATTRIBUTES = {
 
 export const tracer = (): Tracer => trace.getTracer("iac-code-agui", SERVICE_VERSION);
 
+let exported = false;
+
+/**
+ * Whether spans are recorded and exported (`start-tracing.ts` started the
+ * SDK). Off, the boundaries make no span at all, not even the API's no-op
+ * one: each would cost every open stream its wrappers and closures for
+ * nothing, while the caller's trace context reaches the kernel all the same.
+ */
+export const spansExported = (): boolean => exported;
+
+export function markSpansExported(): void {
+  exported = true;
+}
+
 /** The ids among `ids` (thread, run, execution, task) as span attributes; any other key is left out. */
 export function idAttributes(ids: object): Attributes {
   const attributes: Attributes = {};

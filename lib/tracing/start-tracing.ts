@@ -12,6 +12,7 @@
 import { context, diag, DiagLogLevel, propagation, type DiagLogger } from "@opentelemetry/api";
 import type { Logger } from "../log.js";
 import { AsyncLocalContextManager } from "./async-local-context.js";
+import { markSpansExported } from "./spans.js";
 import { TraceContextPropagator } from "./trace-context.js";
 
 export const DEFAULT_SERVICE_NAME = "iac-code-agui";
@@ -69,6 +70,7 @@ export async function startTracing(env: Env, log: Logger): Promise<Tracing> {
     instrumentations: [],
   });
   sdk.start();
+  markSpansExported();
   // A collector out of reach costs the spans not yet sent, never the service's own exit.
   const shutdown = () =>
     sdk.shutdown().catch((error: unknown) => log.warn({ component: "tracing", err: error }, "the last spans could not be sent"));
