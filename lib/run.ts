@@ -95,6 +95,8 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
         })
       : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts })).pipe(framesToSignals());
 
+    // Made once, not per event: the hub asks for it only when it holds no status for the thread.
+    const statusSeed = () => statusFromState(thread.state);
     const ports: RunPorts = {
       followDrops: followDropsOf(input, isResume, thread, deps.a2a),
       isAnswered: thread.isAnswered,
@@ -113,7 +115,7 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
       recordStatus: (event) => {
         try {
           pipelineGraph = reducePipelineGraph(pipelineGraph, event);
-          deps.hub?.record(threadId, event, () => statusFromState(thread.state));
+          deps.hub?.record(threadId, event, statusSeed);
         } catch (error) {
           log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
         }
