@@ -8,6 +8,7 @@
  * its error); anything else is passed through untimed.
  */
 import { defer, isObservable, tap, type Observable } from "rxjs";
+import { wrapMethods } from "../wrap-methods.js";
 import { secondsSince } from "./service-metrics.js";
 
 export type Outcome = "ok" | "error";
@@ -15,30 +16,18 @@ export type Outcome = "ok" | "error";
 export type TimingSink = (method: string, outcome: Outcome, seconds: number, answer: unknown) => void;
 
 export function timedMembers<T extends object>(target: T, record: TimingSink): T {
-  const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== "function" || typeof property !== "string" || property === "constructor") return value;
-      const known = wrapped.get(property);
-      if (known !== undefined) return known;
-      const method = value as (...args: unknown[]) => unknown;
-      const timed = (...args: unknown[]) => {
-        const startedAt = performance.now();
-        const answer = method.apply(object, args);
-        if (answer instanceof Promise) {
-          answer.then(
-            (settled: unknown) => record(property, "ok", secondsSince(startedAt), settled),
-            (error: unknown) => record(property, "error", secondsSince(startedAt), error),
-          );
-          return answer;
-        }
-        if (isObservable(answer)) return untilFirstItem(answer, property, record);
-        return answer;
-      };
-      wrapped.set(property, timed);
-      return timed;
-    },
+  return wrapMethods(target, (property, call) => (...args: unknown[]) => {
+    const startedAt = performance.now();
+    const answer = call(...args);
+    if (answer instanceof Promise) {
+      answer.then(
+        (settled: unknown) => record(property, "ok", secondsSince(startedAt), settled),
+        (error: unknown) => record(property, "error", secondsSince(startedAt), error),
+      );
+      return answer;
+    }
+    if (isObservable(answer)) return untilFirstItem(answer, property, record);
+    return answer;
   });
 }
 

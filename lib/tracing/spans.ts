@@ -14,6 +14,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, t
 import { defer, finalize, Observable, tap } from "rxjs";
 import { AguiError } from "../errors.js";
 import { SERVICE_VERSION } from "../version.js";
+import { wrapMethods } from "../wrap-methods.js";
 
 /** Attribute names of the ids a span carries. */
 export const ID_ATTRIBUTES = {
@@ -89,43 +90,31 @@ export interface TracedCall {
  * `describe` says which calls are traced (undefined: passed through as they are).
  */
 export function tracedMembers<T extends object>(target: T, describe: (method: string, args: unknown[]) => TracedCall | undefined): T {
-  const wrapped = new Map<string, unknown>();
-  return new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== "function" || typeof property !== "string" || property === "constructor") return value;
-      const known = wrapped.get(property);
-      if (known !== undefined) return known;
-      const method = value as (...args: unknown[]) => unknown;
-      const traced = (...args: unknown[]) => {
-        const call = describe(property, args);
-        if (call === undefined) return method.apply(object, args);
-        if (call.stream) return tracedStream(call, () => method.apply(object, args) as Observable<unknown>);
-        const span = tracer().startSpan(call.name, { kind: call.kind ?? SpanKind.INTERNAL, attributes: call.attributes });
-        let answer: unknown;
-        try {
-          answer = context.with(trace.setSpan(context.active(), span), () => method.apply(object, args));
-        } catch (error) {
-          markFailed(span, error);
-          span.end();
-          throw error;
-        }
-        if (!(answer instanceof Promise)) {
-          span.end();
-          return answer;
-        }
-        answer.then(
-          () => span.end(),
-          (error: unknown) => {
-            markFailed(span, error);
-            span.end();
-          },
-        );
-        return answer;
-      };
-      wrapped.set(property, traced);
-      return traced;
-    },
+  return wrapMethods(target, (property, method) => (...args: unknown[]) => {
+    const call = describe(property, args);
+    if (call === undefined) return method(...args);
+    if (call.stream) return tracedStream(call, () => method(...args) as Observable<unknown>);
+    const span = tracer().startSpan(call.name, { kind: call.kind ?? SpanKind.INTERNAL, attributes: call.attributes });
+    let answer: unknown;
+    try {
+      answer = context.with(trace.setSpan(context.active(), span), () => method(...args));
+    } catch (error) {
+      markFailed(span, error);
+      span.end();
+      throw error;
+    }
+    if (!(answer instanceof Promise)) {
+      span.end();
+      return answer;
+    }
+    answer.then(
+      () => span.end(),
+      (error: unknown) => {
+        markFailed(span, error);
+        span.end();
+      },
+    );
+    return answer;
   });
 }
 
