@@ -15,7 +15,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { StreamScript } from "./scripted-kernel.js";
-import { sendDeltas } from "./send-deltas.js";
+import { onRpcRequest, sendDeltas } from "./kernel-wire.js";
 import { processStats, wallClockMs } from "./support.js";
 
 interface RpcRequest {
@@ -96,15 +96,7 @@ export async function startScriptedKernelV03(port = 0): Promise<{ url: string; s
       res.writeHead(200, { "Content-Type": "application/json" });
       return void res.end(JSON.stringify(card()));
     }
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      let request: RpcRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RpcRequest;
-      } catch {
-        return void res.writeHead(400).end();
-      }
+    onRpcRequest<RpcRequest>(req, res, (request) => {
       if (request.method === "message/stream") return stream(request, res);
       const taskId = request.method === "message/send" ? `v03-task-${process.pid}-${++tasks}` : (request.params?.id ?? "unknown");
       const state = request.method === "tasks/cancel" ? "canceled" : "completed";

@@ -25,7 +25,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { sendDeltas } from "./send-deltas.js";
+import { onRpcRequest, sendDeltas } from "./kernel-wire.js";
 import { processStats, wallClockMs } from "./support.js";
 
 export interface StreamScript {
@@ -144,16 +144,7 @@ function stream(request: RpcRequest, res: http.ServerResponse): void {
 export async function startScriptedKernel(port = 0): Promise<{ url: string; server: http.Server; cancels: () => number }> {
   let cancels = 0;
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      let request: RpcRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as RpcRequest;
-      } catch {
-        res.writeHead(400).end();
-        return;
-      }
+    onRpcRequest<RpcRequest>(req, res, (request) => {
       if (request.method === "SendStreamingMessage") return stream(request, res);
       const taskId = request.params?.id ?? "unknown";
       if (request.method === "CancelTask") cancels++;

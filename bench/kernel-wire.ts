@@ -1,7 +1,8 @@
 /**
- * How both bench kernels pace a stream's text deltas. A module of its own:
- * each kernel module starts a kernel when run as a forked child, so one may
- * not import the other.
+ * What both bench kernels (`scripted-kernel.ts`, `scripted-kernel-v03.ts`)
+ * do alike on the wire: read a JSON-RPC request, and pace a stream's text
+ * deltas. A module of its own: each kernel module starts a kernel when run
+ * as a forked child, so one may not import the other.
  */
 import type http from "node:http";
 import type { StreamScript } from "./scripted-kernel.js";
@@ -37,4 +38,20 @@ export function sendDeltas(
     finish();
   };
   pump();
+}
+
+/** Reads a JSON-RPC request's body and hands it to `handle`; a body that is not JSON is answered 400. */
+export function onRpcRequest<R>(req: http.IncomingMessage, res: http.ServerResponse, handle: (request: R) => void): void {
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    let request: R;
+    try {
+      request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as R;
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    handle(request);
+  });
 }
