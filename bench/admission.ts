@@ -76,3 +76,38 @@ export function latency(times: number[]): { p50Ms: number; p90Ms: number } {
   const sorted = sortNumbers(times);
   return { p50Ms: percentile(sorted, 50), p90Ms: percentile(sorted, 90) };
 }
+
+/**
+ * A new turn's first two writes, as its run makes them: the admission's,
+ * then the task's id once the kernel named it. `overlapped` prepares the
+ * second while the first commits (`ThreadRun`: `save` with `after`),
+ * `serial` starts it once the first has committed (as before); samples
+ * alternate between the two, on new threads. Each sample is the time from
+ * admission to both on disk.
+ */
+export async function timeFirstWrites(
+  store: ThreadStore,
+  { warmups, samples }: { warmups: number; samples: number },
+): Promise<{ serial: number[]; overlapped: number[] }> {
+  const times = { serial: [] as number[], overlapped: [] as number[] };
+  const once = async (mode: "serial" | "overlapped", record: boolean) => {
+    const start = performance.now();
+    const admitted = await admitRun(admissionInput(`first-writes-${nextSerial()}`), admissionDeps(store));
+    const withTask = { ...admitted.state, execution: { ...admitted.state.execution, taskId: `task-${nextSerial()}` } };
+    if (mode === "serial") {
+      await admitted.written;
+      await store.save(withTask, admitted.lease);
+    } else {
+      await Promise.all([admitted.written, store.save(withTask, admitted.lease, { after: admitted.written })]);
+    }
+    const elapsed = performance.now() - start;
+    await admitted.lease.release();
+    if (record) times[mode].push(elapsed);
+  };
+  for (let i = 0; i < warmups; i++) for (const mode of ["serial", "overlapped"] as const) await once(mode, false);
+  for (let i = 0; i < samples; i++) {
+    const order = i % 2 === 0 ? (["serial", "overlapped"] as const) : (["overlapped", "serial"] as const);
+    for (const mode of order) await once(mode, true);
+  }
+  return times;
+}

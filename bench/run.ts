@@ -153,6 +153,14 @@ const rows: Row[] = [
           "≤ 1.2",
           check(store.ratio <= 1.2),
         ],
+        [
+          "a new turn's admission and task-id writes, p50 (ms)",
+          n(store.firstWrites.overlappedP50Ms, 2),
+          `the second after the first: ${n(store.firstWrites.serialP50Ms, 2)}`,
+          n(store.firstWrites.ratio, 2),
+          "–",
+          "–",
+        ],
       ] satisfies Row[])),
   ...(slow === undefined
     ? []

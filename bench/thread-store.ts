@@ -3,14 +3,16 @@
  * with 100,000 thread files on disk. Admission (`lib/threads/admission.ts`)
  * reads only the thread it is asked for, so the two should cost the same.
  * Files are written directly as valid minimal state documents. Samples
- * alternate between the two stores, new threads and known ones.
+ * alternate between the two stores, new threads and known ones. Then a
+ * new turn's first two writes (the admission's and the task id's), the
+ * second prepared beside the first against after it (`timeFirstWrites`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { contextIdFor } from "../lib/a2a/request-mapping.js";
 import { FileThreadStore, threadFileStem } from "../lib/state/file-thread-store.js";
-import { BENCH_CWD, latency, nextSerial, timeAdmissions } from "./admission.js";
+import { BENCH_CWD, latency, nextSerial, timeAdmissions, timeFirstWrites } from "./admission.js";
 
 function stateDocument(threadId: string): string {
   return JSON.stringify({
@@ -55,9 +57,11 @@ export interface StoreResult {
   large: { files: number; p50Ms: number; p90Ms: number };
   ratio: number;
   seedSeconds: number;
+  /** A new turn's admission and task-id writes, the second prepared beside the first ÷ after it (p50 of each). */
+  firstWrites: { samples: number; serialP50Ms: number; overlappedP50Ms: number; ratio: number };
 }
 
-export async function benchThreadStore({ files = 100_000, samples = 300 } = {}): Promise<StoreResult> {
+export async function benchThreadStore({ files = 100_000, samples = 300, firstWriteSamples = 200 } = {}): Promise<StoreResult> {
   const seedStart = performance.now();
   const large = seed(files);
   const seedSeconds = (performance.now() - seedStart) / 1000;
@@ -76,7 +80,17 @@ export async function benchThreadStore({ files = 100_000, samples = 300 } = {}):
     });
     const smallSummary = { files: 10, ...latency(stores[0]!.times) };
     const largeSummary = { files, ...latency(stores[1]!.times) };
-    return { samples, small: smallSummary, large: largeSummary, ratio: largeSummary.p50Ms / smallSummary.p50Ms, seedSeconds };
+    const writes = await timeFirstWrites(stores[0]!.store, { warmups: 20, samples: firstWriteSamples });
+    const serialP50Ms = latency(writes.serial).p50Ms;
+    const overlappedP50Ms = latency(writes.overlapped).p50Ms;
+    return {
+      samples,
+      small: smallSummary,
+      large: largeSummary,
+      ratio: largeSummary.p50Ms / smallSummary.p50Ms,
+      seedSeconds,
+      firstWrites: { samples: firstWriteSamples, serialP50Ms, overlappedP50Ms, ratio: overlappedP50Ms / serialP50Ms },
+    };
   } finally {
     rmSync(large.dir, { recursive: true, force: true });
     rmSync(small.dir, { recursive: true, force: true });

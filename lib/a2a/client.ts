@@ -10,7 +10,7 @@ import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
 import type { EventSourceMessage } from "eventsource-client";
 import type { RequestInit } from "node-fetch";
-import { defer, from, map, switchMap, tap, type Observable } from "rxjs";
+import { defer, from, switchMap, tap, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import {
@@ -21,6 +21,7 @@ import {
 } from "./limits.js";
 import { paramsToV03, streamResultFromV03, taskResultFromV03, v03Method } from "./dialect-v03.js";
 import type { A2aDialect } from "./dialect.js";
+import { largeRecordsInSlices } from "./large-records.js";
 import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import type { ReadGate } from "./body-reader.js";
 import { postSse } from "./sse-stream.js";
@@ -189,7 +190,9 @@ export class A2AClient {
           maxResponseBytes: this.#maxResponseBytes,
           gate,
         });
-        return v03 ? records.pipe(map((record) => streamResultFromV03(resultOfRecord(record)))) : records.pipe(map(resultOfRecord));
+        return records.pipe(
+          largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord),
+        );
       }),
       tap({ error: (error: unknown) => this.#noteFailure(error) }),
     );
@@ -280,8 +283,7 @@ function envelope(method: string, params: unknown): { id: string; text: string }
 /** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
 const resultOfRecordFor =
   (requestId: string) =>
-  ({ event, data }: EventSourceMessage): JsonRpcResult => {
-    const frame = parseJson(data);
+  ({ event, data }: EventSourceMessage, frame: unknown = parseJson(data)): JsonRpcResult => {
     if (event === "error") throw streamErrorOf(frame);
     return resultOf(frame, requestId);
   };

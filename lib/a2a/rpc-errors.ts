@@ -139,7 +139,7 @@ export function parseJson(text: string): unknown {
  * but never more than `levels + 1` calls deep; unlike validation's
  * `jsonDepth` it allocates nothing per node, which matters on every frame.
  */
-function nestsDeeperThan(value: unknown, levels: number): boolean {
+export function nestsDeeperThan(value: unknown, levels: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (levels === 0) return true;
   if (Array.isArray(value)) return value.some((item) => nestsDeeperThan(item, levels - 1));

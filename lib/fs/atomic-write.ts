@@ -2,14 +2,22 @@
  * Replacing a small file so that a crash at any moment leaves either the old
  * version or the new one, never a torn file: a temp file in the same
  * directory (O_CREAT|O_EXCL|O_NOFOLLOW, mode exactly 0600) is written,
- * fsync'ed, renamed over the target, and the directory is fsync'ed so the
- * rename itself survives a power loss. `rename` replaces a symlink at the
+ * fdatasync'ed, renamed over the target, and the directory is fsync'ed so
+ * the rename itself survives a power loss. `rename` replaces a symlink at the
  * target rather than writing through it. On Windows O_NOFOLLOW does not
  * exist and directories cannot be fsync'ed; both steps are skipped there.
  * Used by the thread store and the recorder.
+ *
+ * A write is two stages, so that a caller who must order its writes (the
+ * thread store, one thread's saves) orders only the second: `stageFile`
+ * (the temp file, complete and on disk) may run while an earlier write of
+ * the same file is still going, `commit` (the rename and the directory's
+ * sync) runs in turn. Each stage is as few trips to the thread pool as it
+ * can be: a run's first event waits on them, and on a busy event loop each
+ * trip waits for its turn.
  */
 import { constants } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 
 export const IS_WINDOWS = process.platform === "win32";
@@ -18,7 +26,6 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 export const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 async function fsyncDirectory(dir: string): Promise<void> {
-  if (IS_WINDOWS) return;
   const handle = await open(dir, constants.O_RDONLY);
   try {
     await handle.sync();
@@ -26,8 +33,34 @@ async function fsyncDirectory(dir: string): Promise<void> {
     // Some file systems cannot fsync a directory; the rename is still atomic there.
     if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
   } finally {
-    await handle.close();
+    // Nothing waits on the close: the sync is what makes the renames durable.
+    void handle.close().catch(() => undefined);
   }
+}
+
+/** Per directory: the sync in progress, and the one queued behind it. */
+const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
+
+/**
+ * Resolves once a sync of `dir` that began after this call has completed,
+ * so every rename done before the call is durable. Callers that come while
+ * a sync runs share the one queued behind it: many threads' saves at once
+ * cost one directory sync per round, not one each.
+ */
+export function syncDirectory(dir: string): Promise<void> {
+  if (IS_WINDOWS) return Promise.resolve();
+  const syncs = directorySyncs.get(dir);
+  if (syncs === undefined) return startSync(dir);
+  syncs.next ??= syncs.running.catch(() => undefined).then(() => startSync(dir));
+  return syncs.next;
+}
+
+function startSync(dir: string): Promise<void> {
+  const running = fsyncDirectory(dir).finally(() => {
+    if (directorySyncs.get(dir)?.running === running) directorySyncs.delete(dir);
+  });
+  directorySyncs.set(dir, { running });
+  return running;
 }
 
 export interface AtomicWriteOptions {
@@ -37,29 +70,57 @@ export interface AtomicWriteOptions {
   beforeRename?: (tempFile: string) => Promise<void>;
 }
 
-/** Replaces `file` with `text`, atomically, mode 0600. */
-export async function writeFileAtomically(file: string, text: string, { tempName, beforeRename }: AtomicWriteOptions): Promise<void> {
+/** A temp file holding the new version, on disk, not yet in place. */
+export interface StagedFile {
+  readonly temp: string;
+  /** Renames it over the target and syncs the directory; the target has the new version, durably, once this resolves. */
+  commit(): Promise<void>;
+  /** Removes it instead (a write that must not land after all). */
+  discard(): Promise<void>;
+}
+
+/** Writes `text` to a new temp file beside `file`, mode 0600, and syncs it; nothing replaces `file` yet. */
+export async function stageFile(file: string, text: string, { tempName, beforeRename }: AtomicWriteOptions): Promise<StagedFile> {
   const dir = path.dirname(file);
   const temp = path.join(dir, tempName);
-  let handle: FileHandle | undefined;
-  let created = false;
+  const handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+  // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
+  const discard = () => unlink(temp).catch(() => undefined);
   try {
-    handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
-    created = true;
-    // The umask can only remove bits; this makes the mode exactly 0600.
-    if (!IS_WINDOWS) await handle.chmod(0o600);
-    await handle.writeFile(text, "utf8");
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await beforeRename?.(temp);
-    await rename(temp, file);
-    created = false;
-    await fsyncDirectory(dir);
+    // The umask can only remove bits; the chmod makes the mode exactly 0600. It and the write are independent.
+    await Promise.all([IS_WINDOWS ? undefined : handle.chmod(0o600), handle.writeFile(text, "utf8")]);
+    // The data and the size that reads need; the file's times are not worth a journal commit.
+    await handle.datasync();
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
-    if (created) await unlink(temp).catch(() => undefined);
+    await handle.close().catch(() => undefined);
+    await discard();
     throw error;
   }
+  // The data is on disk: a failing close can lose nothing, so it is not waited for where it need not be.
+  const closed = handle.close().catch(() => undefined);
+  const commit = async () => {
+    try {
+      // Windows cannot rename an open file; elsewhere the rename need not wait for the close.
+      if (IS_WINDOWS || beforeRename) await closed;
+      await beforeRename?.(temp);
+      await rename(temp, file);
+    } catch (error) {
+      await discard();
+      throw error;
+    }
+    await syncDirectory(dir);
+  };
+  return {
+    temp,
+    commit,
+    discard: async () => {
+      await closed;
+      await discard();
+    },
+  };
+}
+
+/** Replaces `file` with `text`, atomically, mode 0600. */
+export async function writeFileAtomically(file: string, text: string, options: AtomicWriteOptions): Promise<void> {
+  await (await stageFile(file, text, options)).commit();
 }

@@ -13,7 +13,7 @@
  * - reads follow symlinks.
  *
  * Here a write goes to a fresh, uniquely named temp file in the same
- * directory (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), is fsync'ed, renamed over the
+ * directory (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), is fdatasync'ed, renamed over the
  * target (rename replaces a symlink at the target, it never writes through
  * it), and the directory is fsync'ed so the rename itself is durable. A read
  * refuses a symlink and anything that is not a regular file.
@@ -23,7 +23,7 @@
  */
 import { constants } from "node:fs";
 import { lstat, open, opendir, unlink, type FileHandle } from "node:fs/promises";
-import { errno, NOFOLLOW, writeFileAtomically } from "../fs/atomic-write.js";
+import { errno, NOFOLLOW, stageFile, type StagedFile } from "../fs/atomic-write.js";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Adapter } from "lowdb";
@@ -124,12 +124,26 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
 
   /** `text` as it is, which must be the JSON of an object (the reader refuses anything else). */
   async writeText(text: string): Promise<void> {
+    const staged = await this.stageText(text);
+    try {
+      await staged.commit();
+    } catch (error) {
+      throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
+    }
+  }
+
+  /**
+   * `text` in a temp file beside the target, on disk, to be put in place by
+   * its `commit` (or thrown away by `discard`): a writer that orders its
+   * writes need only order the commits.
+   */
+  async stageText(text: string): Promise<StagedFile> {
     // Measured on the very text written: a file the reader would refuse is never written.
     const bytes = Buffer.byteLength(text, "utf8");
     if (bytes > MAX_JSON_FILE_BYTES)
       throw new JsonFileError("too-large", `would be ${bytes} bytes, larger than ${MAX_JSON_FILE_BYTES} bytes`);
     try {
-      await writeFileAtomically(this.#file, text, { tempName: tempName() });
+      return await stageFile(this.#file, text, { tempName: tempName() });
     } catch (error) {
       throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
     }

@@ -15,7 +15,8 @@ import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles }
 import { checkSavable, documentAsState, documentText, stateAsDocument } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import type { ThreadState } from "./thread-state.js";
-import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
+import { StatePersistenceError, StateUnavailableError, type SaveOptions, type ThreadLease, type ThreadStore } from "./thread-store.js";
+import type { StagedFile } from "../fs/atomic-write.js";
 
 export { threadFileStem } from "./thread-file-stem.js";
 
@@ -36,7 +37,11 @@ export class FileThreadStore implements ThreadStore {
   readonly #leases = new Map<string, number>();
   /** Fencing tokens only grow, so a released lease's token is never handed out again. */
   #lastToken = 0;
-  /** Saves of one thread run one after another, so the last save called is the one on disk. */
+  /**
+   * Saves of one thread put their files in place one after another, so the
+   * last save called is the one on disk (a save given `after` counts as
+   * called once that has settled).
+   */
   readonly #saving = new Map<string, Promise<void>>();
   #directories: Promise<void> | undefined;
   #backgroundSweep: Promise<number> | undefined;
@@ -68,7 +73,7 @@ export class FileThreadStore implements ThreadStore {
     return documentAsState(db.data, threadId, path.basename(file));
   }
 
-  async save(state: ThreadState, lease?: ThreadLease): Promise<void> {
+  async save(state: ThreadState, lease?: ThreadLease, { after }: SaveOptions = {}): Promise<void> {
     checkSavable(state);
     const { threadId } = state;
     const file = this.#fileOrFail(threadId, StatePersistenceError);
@@ -76,13 +81,34 @@ export class FileThreadStore implements ThreadStore {
     const text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
     if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
 
+    // The temp file is written and synced at once, beside saves of the thread still going; only the renames go in turn.
+    const staged = this.#stage(file, text);
+    // Its failure is told in turn, below; meanwhile it is not an unhandled rejection.
+    staged.catch(() => undefined);
+    if (after !== undefined) {
+      try {
+        await after;
+      } catch (error) {
+        await staged.then(
+          (temp) => temp.discard(),
+          () => undefined,
+        );
+        throw error;
+      }
+    }
     const previous = this.#saving.get(threadId) ?? Promise.resolve();
     // Checked again in turn: a lease released while earlier saves were queued no longer writes.
     const current = previous
       .catch(() => undefined)
-      .then(() => {
-        if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
-        return this.#write(file, text);
+      .then(async () => {
+        const temp = await staged;
+        try {
+          if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
+        } catch (error) {
+          await temp.discard();
+          throw error;
+        }
+        await this.#failedAs(file, () => temp.commit());
       });
     this.#saving.set(threadId, current);
     try {
@@ -150,11 +176,18 @@ export class FileThreadStore implements ThreadStore {
     }
   }
 
-  async #write(file: string, text: string): Promise<void> {
-    try {
+  async #stage(file: string, text: string): Promise<StagedFile> {
+    return this.#failedAs(file, async () => {
       this.#directories ??= this.#prepareDirectories();
       await this.#directories;
-      await new AtomicJsonFile<ThreadState>(file).writeText(text);
+      return new AtomicJsonFile<ThreadState>(file).stageText(text);
+    });
+  }
+
+  /** `write`'s failure as the store's own error. */
+  async #failedAs<T>(file: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
     } catch (error) {
       // The directories are checked again next time: they may have been removed or fixed meanwhile.
       this.#directories = undefined;

@@ -30,7 +30,7 @@ import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
 import { keptUntilMs } from "./thread-retention.js";
-import { StatePersistenceError, StateUnavailableError, type ThreadLease, type ThreadStore } from "./thread-store.js";
+import { StatePersistenceError, StateUnavailableError, type SaveOptions, type ThreadLease, type ThreadStore } from "./thread-store.js";
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withDeadline, type RedisClient } from "./redis-connection.js";
 
 export const DEFAULT_KEY_PREFIX = "iac-code-agui:";
@@ -176,13 +176,15 @@ export class RedisThreadStore implements ThreadStore {
     return bytesAsState(reply, threadId, key);
   }
 
-  async save(state: ThreadState, lease?: ThreadLease): Promise<void> {
+  async save(state: ThreadState, lease?: ThreadLease, { after }: SaveOptions = {}): Promise<void> {
     checkSavable(state);
     const { threadId } = state;
     const key = this.#keyOrFail(threadId, StatePersistenceError);
     const text = documentText(stateAsDocument(state, key), key);
     if (lease !== undefined && lease.threadId !== threadId)
       throw new StatePersistenceError(`thread state ${key}: refused, written under the lease of another thread`);
+    // One round trip is all a write is here: there is nothing to prepare while `after` goes on.
+    await after;
     const now = this.#now();
     const keptUntil = keptUntilMs(state, now, this.retentionMs);
     const keptFor = keptUntil === Infinity ? "" : String(Math.max(1, Math.ceil(keptUntil - now)));

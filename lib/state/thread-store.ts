@@ -20,6 +20,17 @@ export interface ThreadLease {
   release(): Promise<void>;
 }
 
+export interface SaveOptions {
+  /**
+   * An earlier write this one must follow: it lands only once `after` has
+   * resolved, and not at all if `after` rejects (the save then rejects with
+   * its error). The store may prepare the write meanwhile, which is the
+   * point: a run's second write need not start from nothing when its first
+   * commits.
+   */
+  after?: Promise<unknown>;
+}
+
 export interface ThreadStore {
   /**
    * The thread's state, read lazily from its own file or key, or undefined
@@ -37,7 +48,7 @@ export interface ThreadStore {
    * store as it writes (StatePersistenceError otherwise). Every write of the
    * service passes its lease; without one the write is unfenced (tools, tests).
    */
-  save(state: ThreadState, lease?: ThreadLease): Promise<void>;
+  save(state: ThreadState, lease?: ThreadLease, options?: SaveOptions): Promise<void>;
   /**
    * The thread's lease, or undefined when another run holds it. Throws
    * `StateUnavailableError` when the store cannot be reached.

@@ -59,6 +59,8 @@ export class ThreadRun {
   /** The admission's write while it is under way; undefined once it has committed. */
   #admission: Promise<void> | undefined;
   #admissionFailure: AguiError | undefined;
+  /** Nothing but the admission's write is in the queue yet: the next change may be prepared beside it. */
+  #queueIsAdmission = false;
 
   constructor(
     state: ThreadState,
@@ -74,6 +76,7 @@ export class ThreadRun {
         },
       );
       this.#queue = this.#admission.catch(() => undefined);
+      this.#queueIsAdmission = true;
     }
   }
 
@@ -102,15 +105,35 @@ export class ThreadRun {
 
   /** Runs `change` after every earlier change, and persists its result. */
   #commit(change: (state: ThreadState) => ThreadState): Promise<void> {
-    const next = this.#queue.then(async () => {
+    const next =
+      this.#queueIsAdmission && this.#admission ? this.#commitBesideAdmission(change, this.#admission) : this.#commitInTurn(change);
+    this.#queueIsAdmission = false;
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  #commitInTurn(change: (state: ThreadState) => ThreadState): Promise<void> {
+    return this.#queue.then(async () => {
       if (this.#admissionFailure) throw this.#admissionFailure;
       const state = change(this.#state);
       if (state === this.#state) return;
       await this.options.store.save(state, this.options.lease);
       this.#state = state;
     });
-    this.#queue = next.catch(() => undefined);
-    return next;
+  }
+
+  /**
+   * The first change while the admission's write is still under way (the
+   * task's id, most often, which the run's first events wait for): the state
+   * it changes is the admitted one already, so the store prepares the write
+   * at once and puts it in place after the admission's, or not at all if
+   * that fails. The order on disk, and what waits for what, are as in turn.
+   */
+  async #commitBesideAdmission(change: (state: ThreadState) => ThreadState, admission: Promise<void>): Promise<void> {
+    const state = change(this.#state);
+    if (state === this.#state) return admission;
+    await this.options.store.save(state, this.options.lease, { after: admission });
+    this.#state = state;
   }
 
   /** `reason` names what could not be written, for the message (`STATE_PERSISTENCE_FAILED.<reason>`). */

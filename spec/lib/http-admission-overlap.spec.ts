@@ -10,7 +10,7 @@ import { pipe, tap, type OperatorFunction } from "rxjs";
 import type { KernelSignal } from "../../lib/model/kernel-signal.js";
 import { FileThreadStore } from "../../lib/state/file-thread-store.js";
 import type { ThreadState } from "../../lib/state/thread-state.js";
-import type { ThreadLease } from "../../lib/state/thread-store.js";
+import type { SaveOptions, ThreadLease } from "../../lib/state/thread-store.js";
 import { expectValidRun } from "../support/agui.js";
 import { postRun, runInput, script, startHarness, testConfig, waitFor, type Harness } from "../support/service.js";
 
@@ -32,16 +32,16 @@ describe("the admission's write, overlapping the kernel call", () => {
     const store = {
       load: (threadId: string) => files.load(threadId),
       tryAcquire: (threadId: string) => files.tryAcquire(threadId),
-      save: async (state: ThreadState, lease?: ThreadLease) => {
+      save: async (state: ThreadState, lease?: ThreadLease, options?: SaveOptions) => {
         if (failRunId !== undefined && isAdmissionWrite(state, failRunId)) throw new Error("disk full");
         if (heldRunId !== undefined && isAdmissionWrite(state, heldRunId)) {
           heldRunId = undefined;
           await new Promise<void>((resolve) => (releaseHeld = resolve));
-          await files.save(state, lease);
+          await files.save(state, lease, options);
           order.push("admission committed");
           return;
         }
-        await files.save(state, lease);
+        await files.save(state, lease, options);
       },
     };
     const instrument = <A, B>(stage: string, operator: OperatorFunction<A, B>): OperatorFunction<A, B> => {

@@ -72,6 +72,14 @@ describe("FileThreadStore: one file per thread", () => {
     expect(readdirSync(threadsDir()).sort()).toEqual(["t0.json", "t1.json", "t2.json"]);
   });
 
+  it("leaves no temp file behind for a save whose `after` failed", async () => {
+    await store.save(threadState("t0"));
+    await expect(
+      store.save(threadState("t0", { cwd: "/w/lost" }), undefined, { after: Promise.reject(new Error("lost")) }),
+    ).rejects.toThrow("lost");
+    expect(readdirSync(threadsDir())).toEqual(["t0.json"]);
+  });
+
   it("refuses a directory at the thread's path", async () => {
     mkdirSync(fileOf("dir"), { recursive: true });
     await expect(store.load("dir")).rejects.toThrow(/not a regular file/);

@@ -92,6 +92,25 @@ export function describeThreadStoreContract(name: string, open: () => Promise<St
       expect((await store.load("t"))?.execution.pipelineSequence).toBe(5);
     });
 
+    it("puts a save given `after` in place only once that has settled, after it", async () => {
+      const sequence = (n: number) => threadState("t", { execution: { ...threadState("t").execution, pipelineSequence: n } });
+      let commitFirst!: () => void;
+      const first = new Promise<void>((resolve) => (commitFirst = resolve)).then(() => store.save(sequence(1)));
+      const second = store.save(sequence(2), undefined, { after: first });
+      expect(await under.readRaw("t")).toBeUndefined();
+      commitFirst();
+      await second;
+      expect((await store.load("t"))?.execution.pipelineSequence).toBe(2);
+    });
+
+    it("writes nothing for a save whose `after` fails, and fails with its error", async () => {
+      await store.save(threadState("t", { cwd: "/before" }));
+      const lost = new Error("the write before it failed");
+      const failure = await failureOf(store.save(threadState("t", { cwd: "/after" }), undefined, { after: Promise.reject(lost) }));
+      expect(failure).toBe(lost);
+      expect((await store.load("t"))?.cwd).toBe("/before");
+    });
+
     it("does not save changes the caller makes after calling save", async () => {
       const state = threadState("t");
       const saving = store.save(state);
