@@ -180,7 +180,10 @@ describeInBrowser("the sandbox's labels, layout, find and time axis in Chromium"
         [editor.x + editor.width / 2, editor.y + editor.height / 2],
       );
       expect(onTop).toBe(field.slice(1));
-      if (field === "#raw-input") await screenshot(page, "sandbox-raw-editor", true);
+      if (field === "#raw-input") {
+        await page.click("#raw-fill");
+        await screenshot(page, "sandbox-raw-editor", true);
+      }
       // Escape closes it and gives focus back to its summary.
       await page.focus(field);
       await page.keyboard.press("Escape");
