@@ -92,7 +92,9 @@ describeInBrowser("the sandbox page in Chromium", () => {
     await page.keyboard.press("ArrowUp");
     expect(JSON.parse((await page.textContent("#inspector-body"))!)).toMatchObject({ type: "TEXT_MESSAGE_END" });
     await run(0).locator(".bar.kind-tool").first().click();
-    expect(await page.textContent("#inspector-title")).toMatch(/tool mcp__ros__ValidateTemplate/);
+    // Named for people in the title; the tool's own name is in the span's facts.
+    expect(await page.textContent("#inspector-title")).toMatch(/Tool: ValidateTemplate \(ros\)/);
+    expect(await page.textContent("#inspector-body")).toContain("label: mcp__ros__ValidateTemplate");
 
     await page.locator("#timeline").evaluate((timeline) => (timeline.scrollTop = 0));
     const png = await screenshot(page, "sandbox-reasoning-tools");
@@ -112,7 +114,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     // A step's duration on the chart is the feed's one rule, finishedAt − startedAt (plan: 05.170 → 05.625), as in its events.
     const plan = run(1)
       .locator(".span-row")
-      .filter({ has: page.locator(".span-label.kind-step .name", { hasText: /^plan$/ }) });
+      .filter({ has: page.locator(".span-label.kind-step .name", { hasText: /^Step: plan$/ }) });
     expect(await plan.locator(".took").textContent()).toBe("455 ms");
     // Events inside a step are indented under it.
     const depth = await run(1)
@@ -141,7 +143,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     await finished(run(1));
     await expect(run(1).locator(".pill").textContent()).resolves.toBe("finished");
     await expect(run(0).locator(".pill").textContent()).resolves.toBe("answered");
-    expect(await form.locator("h3").textContent()).toBe('Answered: {"decision":"allow_once"}');
+    expect(await form.locator("h3").textContent()).toBe("Answered: Allow once");
     expect(await run(1).locator(".ev-type").allTextContents()).toEqual(
       expect.arrayContaining(["TOOL_CALL_RESULT", "TEXT_MESSAGE_CONTENT", "RUN_FINISHED"]),
     );
@@ -164,7 +166,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     await finished(run(2));
     const form = run(2).locator("form.interrupts");
     expect(await form.getByLabel("Shanghai").count()).toBe(1);
-    expect(await form.getByLabel("freeText").count()).toBe(1);
+    expect(await form.getByLabel("Free text", { exact: true }).count()).toBe(1);
     // Sending nothing is refused on the page, before any request.
     await form.getByRole("button", { name: "Send answer" }).click();
     expect(await form.locator(".form-error").textContent()).toBe("Choose one of the answers.");

@@ -108,7 +108,7 @@ export class EventList {
     const top = this.#top() + at * ROW_HEIGHT;
     const { scrollTop, clientHeight } = this.scroller;
     // Clear of this run's sticky header and chart, which cover the top of the viewport while its rows scroll.
-    const covered = this.element.closest(".run")?.querySelector(".run-top")?.getBoundingClientRect().height ?? 0;
+    const covered = this.element.closest(".run")?.querySelector(".run-sticky")?.getBoundingClientRect().height ?? 0;
     if (top < scrollTop + covered) this.scroller.scrollTop = top - covered - ROW_HEIGHT;
     else if (top + ROW_HEIGHT > scrollTop + clientHeight) this.scroller.scrollTop = top + 2 * ROW_HEIGHT - clientHeight;
     this.render();

@@ -5,12 +5,13 @@
  * every pending interrupt at once, so there is one submit for all of them.
  */
 import { h } from "./dom.js";
+import { humanize } from "./labels.js";
 import { controlFor } from "./schema-controls.js";
 
 /** @typedef {{ interruptId: string, status: "resolved" | "cancelled", payload?: unknown }} ResumeEntry */
 
-/** What a person weighs before allowing a tool: the projection's public fields, when it has them. */
-const FACTS = ["safeSummary", "purpose", "effect", "target"];
+/** What a person weighs before allowing a tool: the projection's public fields, when it has them, by what they say. */
+const FACTS = { safeSummary: "Summary", purpose: "Purpose", effect: "Effect", target: "Target" };
 
 /** @param {unknown} id */
 const safeId = (id) => String(id).replace(/[^A-Za-z0-9_-]/g, "_");
@@ -28,9 +29,11 @@ function optionTitles(meta) {
 
 /** @param {Record<string, any>} meta */
 function facts(meta) {
-  const rows = FACTS.filter((key) => typeof meta[key] === "string" && meta[key] !== "").map((key) => [key, String(meta[key])]);
+  const rows = Object.entries(FACTS)
+    .filter(([key]) => typeof meta[key] === "string" && meta[key] !== "")
+    .map(([key, label]) => [label, String(meta[key])]);
   if (Array.isArray(meta.displayParameters)) {
-    rows.push(["parameters", meta.displayParameters.map((/** @type {any} */ p) => `${p.name} = ${p.value}`).join(", ")]);
+    rows.push(["Parameters", meta.displayParameters.map((/** @type {any} */ p) => `${p.name} = ${p.value}`).join(", ")]);
   }
   return rows.length === 0
     ? null
@@ -67,9 +70,10 @@ export function withoutRepeatedChoices(schema) {
 function interruptFieldset(interrupt, index, several) {
   const meta = interrupt.metadata ?? {};
   const id = `interrupt-${index}-${safeId(interrupt.id)}`;
-  const control = controlFor(withoutRepeatedChoices(interrupt.responseSchema), {
+  const schema = withoutRepeatedChoices(interrupt.responseSchema);
+  const control = controlFor(schema, {
     id,
-    label: "answer",
+    label: typeof schema?.title === "string" && schema.title ? schema.title : "Your answer",
     required: true,
     titles: optionTitles(meta),
     hints: typeof meta.freeTextPrompt === "string" ? { freeText: meta.freeTextPrompt } : {},
@@ -80,8 +84,14 @@ function interruptFieldset(interrupt, index, several) {
     "fieldset",
     { class: "interrupt" },
     h("legend", {}, String(meta.title ?? interrupt.reason ?? "Interrupt")),
-    h("p", { class: "kind" }, h("code", {}, String(meta.kind ?? "?")), ` · ${interrupt.reason ?? ""}${expires}`),
+    h(
+      "p",
+      { class: "kind", title: `kind ${meta.kind ?? "?"} · reason ${interrupt.reason ?? "?"}` },
+      humanize(String(meta.kind ?? interrupt.reason ?? "interrupt")),
+      expires,
+    ),
     h("p", { class: "prompt" }, String(interrupt.message ?? "")),
+    typeof schema?.description === "string" && schema.description ? h("p", { class: "hint" }, schema.description) : null,
     facts(meta),
     control.element,
     cancelOne ? h("div", { class: "field check" }, h("label", { for: cancelOne.id }, cancelOne, " Cancel this one instead")) : null,
@@ -89,12 +99,16 @@ function interruptFieldset(interrupt, index, several) {
   );
   return {
     element,
-    /** @returns {{ ok: true, entry: ResumeEntry } | { ok: false, error: string, focus: HTMLElement | undefined }} */
+    /** `said`: the answer in words, for the run's title. @returns {{ ok: true, entry: ResumeEntry, said: string } | { ok: false, error: string, focus: HTMLElement | undefined }} */
     read() {
-      if (cancelOne?.checked) return { ok: true, entry: { interruptId: interrupt.id, status: "cancelled" } };
+      if (cancelOne?.checked) return { ok: true, entry: { interruptId: interrupt.id, status: "cancelled" }, said: "cancelled" };
       const result = control.read();
       if (!result.ok) return result;
-      return { ok: true, entry: { interruptId: interrupt.id, status: "resolved", payload: result.value } };
+      return {
+        ok: true,
+        entry: { interruptId: interrupt.id, status: "resolved", payload: result.value },
+        said: result.text ?? "answered",
+      };
     },
   };
 }
@@ -139,6 +153,8 @@ export function interruptForm(interrupts, send) {
     event.preventDefault();
     /** @type {ResumeEntry[]} */
     const resume = [];
+    /** @type {string[]} */
+    const said = [];
     for (const part of parts) {
       const result = part.read();
       if (!result.ok) {
@@ -147,8 +163,10 @@ export function interruptForm(interrupts, send) {
         return;
       }
       resume.push(result.entry);
+      said.push(result.said);
     }
-    void answer(resume, resume.map((entry) => (entry.status === "cancelled" ? "cancelled" : JSON.stringify(entry.payload))).join("; "));
+    // Words, not JSON: this becomes the resumed run's title; the payload itself is in the request and the inspector.
+    void answer(resume, said.join("; "));
   });
   cancel.addEventListener("click", () => {
     void answer(

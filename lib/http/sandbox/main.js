@@ -9,6 +9,7 @@
 import { $, h, randomId } from "./dom.js";
 import { Filters } from "./filters.js";
 import { interruptForm } from "./interrupt-form.js";
+import { firstSentence } from "./labels.js";
 import { forgetRuns, keepControls, keepRun } from "./run-files.js";
 import { checkRunInput } from "./run-editor.js";
 import { RunModel } from "./run-model.js";
@@ -78,8 +79,10 @@ const filters = new Filters(
     name: $("#find-name", HTMLInputElement),
     search: $("#find-search", HTMLInputElement),
     clear: $("#find-clear", HTMLButtonElement),
+    regex: $("#find-regex", HTMLInputElement),
+    error: $("#find-error", HTMLElement),
   },
-  (matches) => timeline.setFilter(matches),
+  (matches, active) => timeline.setFilter(matches, active),
 );
 const statePanel = new StatePanel({
   root: $("#state-panel", HTMLElement),
@@ -160,7 +163,9 @@ async function loadService() {
 
 function describeFixture() {
   const fixture = fixtures.get(ui.fixture.value);
-  ui.description.textContent = fixture?.description ?? "";
+  // One line on the page; the whole comment is the tooltip.
+  ui.description.textContent = fixture ? firstSentence(fixture.description) : "";
+  ui.description.title = fixture?.description ?? "";
   ui.pipeline.checked = fixture?.pipeline ?? false;
 }
 

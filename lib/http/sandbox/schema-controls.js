@@ -6,18 +6,27 @@
  * by `freeText`, `action` or `value`. Anything else is answered as JSON, so
  * a schema this page does not know can still be answered.
  *
+ * Every label is for a person: the schema's own `title` and `description`
+ * first, the option titles the interrupt carries, else the key or value in
+ * words (`parameter_overrides` → "Parameter overrides"); the raw key or
+ * value stays in the label's tooltip. Each answer also reads back as words,
+ * for the run's title and the "Answered" line.
+ *
  * Native validation is off (the form is `novalidate`): a required field of
  * a `oneOf` branch the user did not pick must not block the submit.
  */
 import { h } from "./dom.js";
+import { humanize } from "./labels.js";
 
 /** @typedef {Record<string, any>} Schema */
-/** @typedef {{ ok: true, value: unknown } | { ok: false, error: string, focus: HTMLElement | undefined }} Read */
+/** `text`: the answer in words, when there is one to say. */
+/** @typedef {{ ok: true, value: unknown, text?: string } | { ok: false, error: string, focus: HTMLElement | undefined }} Read */
 /** @typedef {{ element: HTMLElement | null, read: () => Read, onlyOptional?: boolean }} Control */
 /**
  * @typedef {object} Context
  * @property {string} id unique per control, for labels and radio groups
- * @property {string} label
+ * @property {string} label what a person reads
+ * @property {string} [key] the property's name in the schema, when it is one
  * @property {boolean} required
  * @property {Map<string, string>} titles display names of option ids (the interrupt's standardOptions)
  * @property {Record<string, string>} hints help shown under a property, by name
@@ -25,8 +34,8 @@ import { h } from "./dom.js";
 
 const RADIO_LIMIT = 6;
 
-/** @param {unknown} value @returns {Read} */
-const ok = (value) => ({ ok: true, value });
+/** @param {unknown} value @param {string} [text] @returns {Read} */
+const ok = (value, text) => ({ ok: true, value, text });
 /** @param {string} error @param {HTMLElement} [focus] @returns {Read} */
 const fail = (error, focus) => ({ ok: false, error, focus });
 
@@ -35,7 +44,7 @@ export function controlFor(schema, ctx) {
   if (!schema || typeof schema !== "object") return jsonControl(ctx);
   if (Array.isArray(schema.oneOf)) return oneOfControl(schema.oneOf, ctx);
   if ("const" in schema) return { element: null, read: () => ok(schema.const) };
-  if (Array.isArray(schema.enum)) return enumControl(schema.enum, ctx);
+  if (Array.isArray(schema.enum)) return enumControl(schema.enum, enumTitles(schema), ctx);
   if (schema.type === "object" && schema.properties && typeof schema.properties === "object") return objectControl(schema, ctx);
   if (schema.type === "string") return textControl(schema, ctx);
   if (schema.type === "boolean") return booleanControl(ctx);
@@ -43,16 +52,25 @@ export function controlFor(schema, ctx) {
   return jsonControl(ctx);
 }
 
+/**
+ * Display names a schema gives its enum values itself (`x-enumNames`, or the older `enumNames`), by position.
+ * @param {Schema} schema @returns {unknown[]}
+ */
+function enumTitles(schema) {
+  const names = schema["x-enumNames"] ?? schema.enumNames;
+  return Array.isArray(names) ? names : [];
+}
+
 /** @param {Context} ctx @param {HTMLElement} input */
 function labelled(ctx, input) {
-  const hint = ctx.hints[ctx.label];
+  const hint = (ctx.key && ctx.hints[ctx.key]) || ctx.hints[ctx.label];
   const hintId = `${ctx.id}-hint`;
   if (hint) input.setAttribute("aria-describedby", hintId);
   if (ctx.required) input.setAttribute("aria-required", "true");
   return h(
     "div",
     { class: "field" },
-    h("label", { for: ctx.id }, h("code", {}, ctx.label), ctx.required ? "" : h("span", { class: "optional-mark" }, " (optional)")),
+    h("label", { for: ctx.id, title: ctx.key }, ctx.label, ctx.required ? "" : h("span", { class: "optional-mark" }, " (optional)")),
     input,
     hint ? h("p", { class: "hint", id: hintId }, hint) : null,
   );
@@ -63,8 +81,12 @@ function objectControl(schema, ctx) {
   const required = new Set(Array.isArray(schema.required) ? schema.required : []);
   const fields = Object.entries(schema.properties).map(([name, property]) => {
     const isRequired = required.has(name);
-    const control = controlFor(property, { ...ctx, id: `${ctx.id}-${name}`, label: name, required: isRequired });
-    return { name, isRequired, control };
+    const label = typeof property?.title === "string" && property.title ? property.title : humanize(name);
+    // A property's own description is its hint, unless the interrupt brought one (a question's free-text prompt).
+    const hints =
+      typeof property?.description === "string" && !ctx.hints[name] ? { ...ctx.hints, [name]: property.description } : ctx.hints;
+    const control = controlFor(property, { ...ctx, id: `${ctx.id}-${name}`, label, key: name, required: isRequired, hints });
+    return { name, label, isRequired, control };
   });
   const shown = fields.filter((field) => field.control.element);
   const optional = shown.filter((field) => !field.isRequired);
@@ -80,7 +102,7 @@ function objectControl(schema, ctx) {
             ? h(
                 "details",
                 { class: "optional" },
-                h("summary", {}, `Optional: ${optional.map((field) => field.name).join(", ")}`),
+                h("summary", {}, `Optional: ${optional.map((field) => field.label).join(", ")}`),
                 optional.map((field) => field.control.element),
               )
             : null,
@@ -91,13 +113,16 @@ function objectControl(schema, ctx) {
     read() {
       /** @type {Record<string, unknown>} */
       const value = {};
+      /** @type {string[]} */
+      const said = [];
       for (const field of fields) {
         const result = field.control.read();
         if (!result.ok) return result;
         if (result.value !== undefined) value[field.name] = result.value;
-        else if (field.isRequired) return fail(`${field.name} is required.`);
+        else if (field.isRequired) return fail(`${field.label} is required.`);
+        if (result.text) said.push(result.text);
       }
-      return ok(value);
+      return ok(value, said.join(", ") || undefined);
     },
   };
 }
@@ -107,7 +132,7 @@ function oneOfControl(branches, ctx) {
   const items = branches.map((branch, index) => {
     const id = `${ctx.id}-${index}`;
     const radio = h("input", { type: "radio", name: ctx.id, id: `${id}-pick`, value: String(index) });
-    const inner = controlFor(branch, { ...ctx, id, label: `answer ${index + 1}`, required: true });
+    const inner = controlFor(branch, { ...ctx, id, label: `Answer ${index + 1}`, required: true });
     const { title, detail } = branchTitle(branch, index, ctx.titles);
     // Typing into a branch's own field picks that branch, as "Other: ____" does on paper.
     inner.element?.addEventListener("focusin", () => (radio.checked = true));
@@ -115,10 +140,10 @@ function oneOfControl(branches, ctx) {
     const element = h(
       "div",
       { class: "branch" },
-      h("label", { class: "radio", for: radio.id }, radio, h("span", {}, title), detail ? h("code", { class: "detail" }, detail) : null),
+      h("label", { class: "radio", for: radio.id, title: detail || undefined }, radio, h("span", {}, title)),
       body,
     );
-    return { radio, inner, body, element };
+    return { radio, inner, body, element, title };
   });
   // Extras that every option may carry (parameter_overrides) are offered for the chosen one only; required fields stay visible so typing can pick their branch.
   const fold = () => items.forEach((item) => item.body && item.inner.onlyOptional && (item.body.hidden = !item.radio.checked));
@@ -134,7 +159,9 @@ function oneOfControl(branches, ctx) {
     read() {
       const chosen = items.find((item) => item.radio.checked);
       if (!chosen) return fail("Choose one of the answers.", items[0]?.radio);
-      return chosen.inner.read();
+      const result = chosen.inner.read();
+      // A branch that is only its choice reads as its title; one with a field of its own, as what was typed.
+      return result.ok ? ok(result.value, result.text ?? chosen.title) : result;
     },
   };
 }
@@ -146,17 +173,19 @@ function branchTitle(branch, index, titles) {
   const selected = properties.selectedId;
   if (selected && "const" in selected) {
     const id = String(selected.const);
-    return { title: selected.title || titles.get(id) || id, detail: id };
+    return { title: selected.title || titles.get(id) || humanize(id), detail: id };
   }
-  if (required.includes("freeText")) return { title: "Free text", detail: "" };
-  if (required.includes("action")) return { title: "Action", detail: "" };
-  if (required.includes("value")) return { title: "A resource value", detail: "" };
-  return { title: branch.title ?? `Answer ${index + 1}`, detail: required.join(", ") };
+  if (typeof branch.title === "string" && branch.title) return { title: branch.title, detail: required.join(", ") };
+  if (required.includes("freeText")) return { title: "Your own words", detail: "freeText" };
+  if (required.includes("action")) return { title: "Action", detail: "action" };
+  if (required.includes("value")) return { title: "A resource value", detail: "value" };
+  return { title: required.length ? required.map(humanize).join(", ") : `Answer ${index + 1}`, detail: required.join(", ") };
 }
 
-/** @param {unknown[]} values @param {Context} ctx @returns {Control} */
-function enumControl(values, ctx) {
-  const titleOf = (/** @type {unknown} */ value) => ctx.titles.get(String(value)) ?? String(value);
+/** @param {unknown[]} values @param {unknown[]} names the schema's own display names, by position @param {Context} ctx @returns {Control} */
+function enumControl(values, names, ctx) {
+  const titleOf = (/** @type {unknown} */ value, /** @type {number} */ index) =>
+    ctx.titles.get(String(value)) ?? (typeof names[index] === "string" ? String(names[index]) : humanize(String(value)));
   if (values.length <= RADIO_LIMIT) {
     const radios = values.map((value, index) =>
       h("input", { type: "radio", name: ctx.id, id: `${ctx.id}-${index}`, value: String(index) }),
@@ -164,14 +193,13 @@ function enumControl(values, ctx) {
     const element = h(
       "fieldset",
       { class: "choice" },
-      h("legend", {}, h("code", {}, ctx.label)),
+      h("legend", { title: ctx.key }, ctx.label),
       values.map((value, index) =>
         h(
           "label",
-          { class: "radio", for: `${ctx.id}-${index}` },
+          { class: "radio", for: `${ctx.id}-${index}`, title: String(value) },
           radios[index],
-          h("span", {}, titleOf(value)),
-          titleOf(value) !== String(value) ? h("code", { class: "detail" }, String(value)) : null,
+          h("span", {}, titleOf(value, index)),
         ),
       ),
     );
@@ -179,8 +207,8 @@ function enumControl(values, ctx) {
       element,
       read() {
         const index = radios.findIndex((radio) => radio.checked);
-        if (index >= 0) return ok(values[index]);
-        return ctx.required ? fail(`Choose a ${ctx.label}.`, radios[0]) : ok(undefined);
+        if (index >= 0) return ok(values[index], titleOf(values[index], index));
+        return ctx.required ? fail(`Choose an answer for “${ctx.label}”.`, radios[0]) : ok(undefined);
       },
     };
   }
@@ -188,13 +216,14 @@ function enumControl(values, ctx) {
     "select",
     { id: ctx.id },
     h("option", { value: "" }, "Choose…"),
-    values.map((value, index) => h("option", { value: String(index) }, titleOf(value))),
+    values.map((value, index) => h("option", { value: String(index), title: String(value) }, titleOf(value, index))),
   );
   return {
     element: labelled(ctx, select),
     read() {
-      if (select.value !== "") return ok(values[Number(select.value)]);
-      return ctx.required ? fail(`Choose a ${ctx.label}.`, select) : ok(undefined);
+      const index = Number(select.value);
+      if (select.value !== "") return ok(values[index], titleOf(values[index], index));
+      return ctx.required ? fail(`Choose an answer for “${ctx.label}”.`, select) : ok(undefined);
     },
   };
 }
@@ -208,7 +237,7 @@ function textControl(schema, ctx) {
     read() {
       if (input.value === "") return ctx.required ? fail(`Fill in ${ctx.label}.`, input) : ok(undefined);
       if (input.value.length < minLength) return fail(`${ctx.label} needs at least ${minLength} characters.`, input);
-      return ok(input.value);
+      return ok(input.value, `“${input.value}”`);
     },
   };
 }
@@ -217,8 +246,8 @@ function textControl(schema, ctx) {
 function booleanControl(ctx) {
   const input = h("input", { type: "checkbox", id: ctx.id });
   return {
-    element: h("div", { class: "field check" }, h("label", { for: ctx.id }, input, " ", h("code", {}, ctx.label))),
-    read: () => ok(input.checked),
+    element: h("div", { class: "field check" }, h("label", { for: ctx.id, title: ctx.key }, input, " ", ctx.label)),
+    read: () => ok(input.checked, `${ctx.label}: ${input.checked ? "yes" : "no"}`),
   };
 }
 

@@ -6,13 +6,19 @@
  * not one row. A stream without timestamps falls back to arrival times.
  */
 import { h } from "./dom.js";
+import { PIPELINE_EVENT } from "./run-model.js";
 
 /** @typedef {import("./run-model.js").RunModel} RunModel */
 /** @typedef {import("./run-model.js").EventEntry} EventEntry */
 /** @typedef {import("./run-model.js").Span} Span */
 
-/** Gaps shorter than this share of the run are not worth marking on the axis. */
-const NOTABLE_GAP = 0.08;
+/**
+ * A gap is marked when it stands out from the stream's own rhythm: several
+ * times its typical (median) spacing, and a visible share of the run. A
+ * steadily paced stream, however slow, then has none.
+ */
+const NOTABLE_SHARE = 0.08;
+const NOTABLE_TIMES_TYPICAL = 4;
 const MARKED_GAPS = 3;
 
 /** @param {number} ms */
@@ -81,6 +87,50 @@ export function longestGaps(model, count) {
   return gaps.sort((a, b) => b.ms - a.ms).slice(0, count);
 }
 
+/** Events closer than this came in one burst (one frame of the kernel's, say): one moment, not a rhythm. */
+const BURST_MS = 5;
+
+/** The middle of the stream's spacings between its moments: its rhythm. @param {RunModel} model */
+export function typicalGap(model) {
+  const gaps = model.events
+    .slice(1)
+    .map((entry) => gapBefore(model, entry))
+    .filter((ms) => ms >= BURST_MS)
+    .sort((a, b) => a - b);
+  return gaps.length ? (gaps[Math.floor((gaps.length - 1) / 2)] ?? 0) : 0;
+}
+
+/** The gaps worth hatching on the axis, longest first. @param {RunModel} model */
+export function notableGaps(model) {
+  const floor = Math.max(durationOf(model) * NOTABLE_SHARE, typicalGap(model) * NOTABLE_TIMES_TYPICAL);
+  return longestGaps(model, MARKED_GAPS).filter((gap) => gap.ms >= floor && gap.ms > 0);
+}
+
+/**
+ * Where the stream broke, if it did: a stream that stopped without RUN_FINISHED or RUN_ERROR (dropped, or stopped from
+ * the page), a run that ended in RUN_ERROR, and each re-attach after a dropped kernel stream (the recovery snapshot).
+ * @param {RunModel} model
+ * @returns {{ kind: "dropped" | "stopped" | "error" | "reattached", entry: EventEntry, text: string }[]}
+ */
+export function breaks(model) {
+  /** @type {{ kind: "dropped" | "stopped" | "error" | "reattached", entry: EventEntry, text: string }[]} */
+  const marks = [];
+  for (const entry of model.events) {
+    const { event } = entry;
+    if (event.type === "ACTIVITY_SNAPSHOT" && event.activityType === PIPELINE_EVENT)
+      marks.push({ kind: "reattached", entry, text: `re-attached at #${entry.index}: the kernel's stream had dropped` });
+    if (event.type === "RUN_ERROR")
+      marks.push({ kind: "error", entry, text: `RUN_ERROR at #${entry.index}: ${event.code ?? ""} ${event.message ?? ""}`.trim() });
+  }
+  const last = model.events.at(-1);
+  if (last && model.status === "cut")
+    marks.push({ kind: "dropped", entry: last, text: `stream dropped after #${last.index}: ${model.detail}` });
+  if (last && model.status === "stopped") marks.push({ kind: "stopped", entry: last, text: `stopped from the page after #${last.index}` });
+  return marks;
+}
+
+const BREAK_NAMES = { dropped: "dropped", stopped: "stopped", error: "error", reattached: "re-attached" };
+
 /** Tick spacing of 1, 2 or 5 times a power of ten, about `wanted` ticks over `duration`. @param {number} duration @param {number} wanted */
 function tickStep(duration, wanted) {
   const rough = Math.max(duration / wanted, 1);
@@ -89,10 +139,11 @@ function tickStep(duration, wanted) {
 }
 
 /**
- * Draws the axis into `track`: labelled ticks, and the notable gaps as hatched stretches.
- * @param {HTMLElement} track @param {RunModel} model
+ * Draws the axis into `track`: labelled ticks, the notable gaps as hatched stretches, and where the stream broke; and
+ * says under it what the hatching and the marks mean, when there are any.
+ * @param {HTMLElement} track @param {HTMLElement} legend @param {RunModel} model
  */
-export function drawAxis(track, model) {
+export function drawAxis(track, legend, model) {
   const duration = durationOf(model);
   const span = Math.max(duration, 1);
   const x = (/** @type {number} */ ms) => `${((ms / span) * 100).toFixed(3)}%`;
@@ -100,8 +151,8 @@ export function drawAxis(track, model) {
   /** @type {HTMLElement[]} */
   const marks = [];
   // Gaps first, so the ticks and their labels are drawn over them.
-  for (const gap of longestGaps(model, MARKED_GAPS)) {
-    if (gap.ms < span * NOTABLE_GAP) continue;
+  const gaps = notableGaps(model);
+  for (const gap of gaps) {
     const title = `${formatMs(gap.ms)} without an event, between #${gap.from.index} and #${gap.to.index}`;
     marks.push(
       h("span", {
@@ -115,6 +166,38 @@ export function drawAxis(track, model) {
   for (let ms = 0; ms <= span; ms += step) {
     marks.push(h("span", { class: "axis-tick", style: { "--x": x(ms) } }, h("span", { class: "axis-label" }, formatMs(ms))));
   }
+  // Breaks last, over the ticks: they are what a person looks for.
+  const broken = breaks(model);
+  for (const mark of broken) {
+    marks.push(
+      h(
+        "span",
+        {
+          class: `axis-break break-${mark.kind}`,
+          title: mark.text,
+          "aria-label": mark.text,
+          style: { "--x": x(timeOf(model, mark.entry)) },
+        },
+        h("span", { class: "axis-break-label" }, BREAK_NAMES[mark.kind]),
+      ),
+    );
+  }
   track.replaceChildren(...marks);
+  legend.replaceChildren(
+    ...(gaps.length
+      ? [
+          h(
+            "span",
+            { class: "legend-gap" },
+            h("span", { class: "swatch gap-swatch", "aria-hidden": "true" }),
+            `silence ≥ ${NOTABLE_TIMES_TYPICAL}× the stream's typical spacing (${formatMs(typicalGap(model))}) and ≥ ${NOTABLE_SHARE * 100}% of the run`,
+          ),
+        ]
+      : []),
+    ...broken.map((mark) =>
+      h("span", { class: `legend-break break-${mark.kind}` }, h("span", { class: "swatch", "aria-hidden": "true" }), mark.text),
+    ),
+  );
+  legend.hidden = gaps.length === 0 && broken.length === 0;
   track.setAttribute("aria-label", `time axis, ${formatMs(duration)} from the first event to the last`);
 }

@@ -9,6 +9,7 @@
 import { h } from "./dom.js";
 import { EventList } from "./event-list.js";
 import { summarize, subtype } from "./event-text.js";
+import { spanName } from "./labels.js";
 import { drawAxis, durationOf, formatMs, gapBefore, longestGaps, spanDuration, spanTime, timeOf } from "./time-axis.js";
 
 /** @typedef {import("./run-model.js").RunModel} RunModel */
@@ -41,6 +42,8 @@ function pretty(text) {
 function describeSpan(span, model) {
   const { start, duration } = spanTime(model, span);
   const lines = [
+    spanName(span, model),
+    "",
     `kind: ${span.kind}`,
     `label: ${span.label}`,
     `events: #${span.start}–${span.end === undefined ? "(never closed)" : `#${span.end}`}`,
@@ -63,16 +66,6 @@ function describeSpan(span, model) {
   return lines.join("\n");
 }
 
-/**
- * Span names differ in the middle as often as at the end (candidate:subp-generate-0:draft, -1:draft), so cut the middle.
- * @param {string} text @param {number} max
- */
-function middleEllipsis(text, max) {
-  if (text.length <= max) return text;
-  const head = Math.ceil((max - 1) / 2);
-  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
-}
-
 /** @param {number} ms */
 const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -90,6 +83,9 @@ export class Timeline {
     this.views = [];
     /** @type {EventFilter} */
     this.matches = () => true;
+    /** A find is in force: a run with no event it keeps is hidden whole, chart and all. */
+    this.filtering = false;
+    this.hiddenNote = h("p", { class: "filter-note", role: "status", hidden: true });
     root.addEventListener("keydown", (event) => this.#navigate(event));
   }
 
@@ -98,13 +94,27 @@ export class Timeline {
     this.selected = undefined;
     this.selectedEntry = undefined;
     this.views = [];
+    this.hiddenNote.hidden = true;
     this.root.replaceChildren();
   }
 
-  /** Shows only the events `matches` keeps, in every run, those to come included. @param {EventFilter} matches */
-  setFilter(matches) {
+  /**
+   * Shows only the events `matches` keeps, in every run, those to come included; while `active`, runs with none are hidden.
+   * @param {EventFilter} matches @param {boolean} [active]
+   */
+  setFilter(matches, active = false) {
     this.matches = matches;
+    this.filtering = active;
     for (const view of this.views) view.refilter();
+    this.noteHidden();
+  }
+
+  /** Says how many runs the find hides, so an empty page never looks like an empty thread. */
+  noteHidden() {
+    const hidden = this.views.filter((view) => view.element.hidden).length;
+    this.hiddenNote.hidden = hidden === 0;
+    this.hiddenNote.textContent = `${hidden} run${hidden > 1 ? "s" : ""} with no matching event hidden: Clear shows ${hidden > 1 ? "them" : "it"}.`;
+    if (hidden > 0 && this.hiddenNote.parentElement !== this.root) this.root.prepend(this.hiddenNote);
   }
 
   /** @param {RunModel} model */
@@ -164,9 +174,11 @@ class RunView {
     this.frame = 0;
     /** The list was scrolled to its end when events came: keep following them. */
     this.following = false;
+    /** Spans with at least one event the find keeps: the others are dimmed in the chart. @type {Set<Span>} */
+    this.matchedSpans = new Set();
     this.status = h("span", { class: "pill" });
     this.meta = h("span", { class: "meta" });
-    this.timing = h("p", { class: "timing" });
+    this.timing = h("span", { class: "timing" });
     this.spanRows = h("div", { class: "span-rows" });
     this.tickTrack = h("div", { class: "track" });
     this.tickRow = h(
@@ -177,12 +189,14 @@ class RunView {
     );
     this.axisTrack = h("div", { class: "track axis", role: "img" });
     this.axisRow = h("div", { class: "span-row axis-row" }, h("span", { class: "span-label" }, "time"), this.axisTrack);
+    this.legend = h("p", { class: "axis-legend" });
     this.chart = h(
       "div",
-      { class: "chart", role: "group", "aria-label": `Spans of run ${number}`, hidden: true },
+      { class: "chart", role: "group", "aria-label": `Spans of run ${number}` },
       this.spanRows,
       this.tickRow,
       this.axisRow,
+      this.legend,
     );
     this.events = new EventList(timeline.root, `Events of run ${number}`, (entry) => this.#row(entry));
     this.list = this.events.element;
@@ -191,12 +205,21 @@ class RunView {
       "h2",
       {},
       h("span", { class: "run-number" }, `Run ${number}`),
-      h("span", { class: "run-title" }, model.title),
+      // Cut to the header's room by CSS, whole in the tooltip.
+      h("span", { class: "run-title", title: model.title }, model.title),
       h("code", { class: "run-id", title: "runId" }, model.runId),
     );
+    // The chart (and a pipeline's graph, which joins it) fold under one summary, and scroll within a modest height,
+    // so the events start high on the screen; the summary carries the run's timing, folded or not.
+    this.top = h(
+      "details",
+      { class: "run-top", open: true, hidden: true },
+      h("summary", { title: "Show or hide the span chart" }, h("span", { class: "chart-title" }, "Spans"), this.timing),
+      this.chart,
+    );
     // Header and chart stick to the top while the run's events scroll under them, so the spans stay in view.
-    const top = h("div", { class: "run-top" }, h("header", {}, heading, this.status, this.meta), this.timing, this.chart);
-    this.element = h("section", { class: "run", "aria-label": `Run ${number}: ${model.title}` }, top, this.list, this.after);
+    const sticky = h("div", { class: "run-sticky" }, h("header", {}, heading, this.status, this.meta), this.top);
+    this.element = h("section", { class: "run", "aria-label": `Run ${number}: ${model.title}` }, sticky, this.list, this.after);
     this.update();
   }
 
@@ -207,15 +230,26 @@ class RunView {
       // A run follows its stream from its first event (someone just started it), and goes on while the view stays at the end.
       this.following = entry.index === 0 || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 48;
     }
-    if (this.timeline.matches(entry)) this.events.push(entry);
+    if (this.timeline.matches(entry)) {
+      this.events.push(entry);
+      if (entry.span) this.matchedSpans.add(entry.span);
+      if (this.element.hidden) {
+        this.element.hidden = false;
+        this.timeline.noteHidden();
+      }
+    }
     if (entry.tone === "pipeline") this.ticks.set(entry, this.#tick(entry));
     this.#scheduleFrame();
   }
 
   /** The list again, through the timeline's current filter. */
   refilter() {
-    this.events.setEntries(this.model.events.filter(this.timeline.matches));
+    const shown = this.model.events.filter(this.timeline.matches);
+    this.matchedSpans = new Set(shown.flatMap((entry) => (entry.span ? [entry.span] : [])));
+    this.element.hidden = this.timeline.filtering && shown.length === 0 && this.model.events.length > 0;
+    this.events.setEntries(shown);
     this.update();
+    this.renderChart();
   }
 
   /** Status, counts, timing and anything to say after the events (an error, a refusal). */
@@ -295,7 +329,7 @@ class RunView {
   /** @param {Span} span @param {HTMLElement} bar */
   #selectSpan(span, bar) {
     const range = span.end === undefined ? `#${span.start}, never closed` : `#${span.start}–#${span.end}`;
-    this.timeline.select(bar, `Run ${this.number} · ${span.kind} ${span.label} · ${range}`, describeSpan(span, this.model));
+    this.timeline.select(bar, `Run ${this.number} · ${spanName(span, this.model)} · ${range}`, describeSpan(span, this.model));
     this.#highlight(span);
   }
 
@@ -348,10 +382,11 @@ class RunView {
         const bar = h("button", { type: "button", class: `bar kind-${span.kind}`, onclick: () => this.#selectSpan(span, bar) });
         const name = h("span", { class: "name" });
         const took = h("span", { class: "took" });
+        // The tooltip keeps the span's own label (an id, for some), which the name no longer shows.
         const label = h(
           "span",
           { class: `span-label kind-${span.kind}`, title: span.label },
-          h("span", { class: "kind" }, span.kind),
+          h("span", { class: "kind", "aria-hidden": "true" }),
           name,
           took,
         );
@@ -364,8 +399,8 @@ class RunView {
       // Nesting can change while spans close (a message outliving its step moves out from under it).
       const depth = model.depthOf(span);
       row.style.setProperty("--depth", String(depth));
-      // Each level of nesting takes about three characters of the label column; the duration takes about seven.
-      name.textContent = middleEllipsis(span.label, 21 - 3 * depth);
+      const spoken = spanName(span, model);
+      name.textContent = spoken;
       const time = spanTime(model, span);
       took.textContent = formatMs(spanDuration(model, span));
       bar.style.left = percent(time.start);
@@ -373,13 +408,17 @@ class RunView {
       bar.classList.toggle("open", span.end === undefined);
       bar.classList.toggle("failed", span.failed);
       bar.classList.toggle("resumed", span.resumed);
+      row.classList.toggle("dim", this.timeline.filtering && !this.matchedSpans.has(span));
       const range = span.end === undefined ? `from event ${span.start}, still open` : `events ${span.start} to ${span.end}`;
       const when = `${formatMs(time.duration)} from ${formatMs(time.start)}`;
-      bar.setAttribute("aria-label", `${span.kind} ${span.label}, ${range}, ${when}${span.failed ? ", failed" : ""}`);
-      bar.title = `${span.kind} ${span.label} · ${range} · ${when}`;
+      bar.setAttribute("aria-label", `${spoken}, ${range}, ${when}${span.failed ? ", failed" : ""}`);
+      bar.title = `${spoken} (${span.label}) · ${range} · ${when}`;
     }
-    for (const [entry, tick] of this.ticks) tick.style.left = `calc(${percent(timeOf(model, entry))} - 4px)`;
-    drawAxis(this.axisTrack, model);
-    this.chart.hidden = model.events.length === 0;
+    for (const [entry, tick] of this.ticks) {
+      tick.style.left = `calc(${percent(timeOf(model, entry))} - 4px)`;
+      tick.classList.toggle("dim", this.timeline.filtering && !this.timeline.matches(entry));
+    }
+    drawAxis(this.axisTrack, this.legend, model);
+    this.top.hidden = model.events.length === 0;
   }
 }
