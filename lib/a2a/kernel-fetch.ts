@@ -43,8 +43,6 @@ export async function readAnswer(response: Response): Promise<string> {
 export interface StreamRequest {
   headers: Record<string, string>;
   body: string;
-  /** Aborting it destroys the request, and the response with it. */
-  signal: AbortSignal;
 }
 
 export interface StreamLimits {
@@ -52,6 +50,13 @@ export interface StreamLimits {
   firstByteMs: number;
   /** A JSON answer instead of the stream, in bytes; a larger one is A2A_PROTOCOL_ERROR. */
   maxResponseBytes: number;
+}
+
+/** A stream request on its way: its response once it is an SSE stream, and how to give it up. */
+export interface SentStream {
+  response: Promise<IncomingMessage>;
+  /** Destroys the request, and the response with it; `response` then settles no more, or rejects. */
+  abort(): void;
 }
 
 /**
@@ -64,45 +69,58 @@ export interface StreamLimits {
  * result where a stream was asked for is A2A_PROTOCOL_ERROR). Failing to
  * connect, or no headers within `firstByteMs`, rejects with the cause.
  */
-export function kernelStream(url: string, request: StreamRequest, limits: StreamLimits): Promise<IncomingMessage> {
+export function kernelStream(url: string, { headers, body }: StreamRequest, limits: StreamLimits): SentStream {
   const refusal = refusalOf(url);
-  if (refusal !== undefined) return Promise.reject(unavailable(new Error(`a request to the kernel was refused: ${refusal}`)));
+  if (refusal !== undefined) {
+    return { response: Promise.reject(unavailable(new Error(`a request to the kernel was refused: ${refusal}`))), abort: () => {} };
+  }
   const target = new URL(url);
-  const payload = Buffer.from(request.body);
-  return new Promise<IncomingMessage>((resolve, reject) => {
-    const send = target.protocol === "https:" ? https.request : http.request;
-    const sent = send(target, {
-      method: "POST",
-      headers: { ...request.headers, "Content-Length": String(payload.length) },
-      agent: loopbackAgent(target),
-      signal: request.signal,
-    });
-    const firstByte = setTimeout(() => sent.destroy(new Error(`no answer within ${limits.firstByteMs} ms`)), limits.firstByteMs);
+  const payload = Buffer.from(body);
+  const send = target.protocol === "https:" ? https.request : http.request;
+  const sent = send(target, {
+    method: "POST",
+    headers: { ...headers, "Content-Length": String(payload.length) },
+    agent: loopbackAgent(target),
+  });
+  sent.end(payload);
+  // Made apart from the request, so that what the open stream's listeners hold on to is not its body.
+  return awaitStream(sent, limits);
+}
+
+function awaitStream(sent: http.ClientRequest, { firstByteMs, maxResponseBytes }: StreamLimits): SentStream {
+  const firstByte = setTimeout(() => sent.destroy(new Error(`no answer within ${firstByteMs} ms`)), firstByteMs);
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
     const failed = (error: unknown) => {
       clearTimeout(firstByte);
       reject(error);
     };
     // Not `once`: a destroyed request may emit more than one error, and an unheard one would end the process.
     sent.on("error", failed);
-    sent.once("response", (response) => {
-      const status = response.statusCode ?? 0;
+    sent.once("response", (answer) => {
+      const status = answer.statusCode ?? 0;
       if (status >= 300 && status < 400) {
-        response.destroy();
+        answer.destroy();
         return failed(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
       }
-      if (status >= 200 && status < 300 && response.headers["content-type"]?.startsWith("text/event-stream")) {
+      if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
         clearTimeout(firstByte);
-        return resolve(response);
+        return resolve(answer);
       }
-      readText(response, limits.maxResponseBytes)
+      readText(answer, maxResponseBytes)
         .then((text) => {
           resultOfHttp(status, text);
           throw protocolError(new Error("a streaming call was answered with a JSON result"));
         })
         .catch(failed);
     });
-    sent.end(payload);
   });
+  return {
+    response,
+    abort: () => {
+      clearTimeout(firstByte);
+      sent.destroy();
+    },
+  };
 }
 
 /** A response's body as text; past `maxBytes` it is destroyed and the read fails with A2A_PROTOCOL_ERROR. */

@@ -43,7 +43,6 @@ export interface SsePost {
 export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, maxResponseBytes, gate }: SsePost): Observable<SseRecord> {
   return new Observable<SseRecord>((subscriber) => {
     const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
-    const abort = new AbortController();
     let reader: BodyReader | undefined;
 
     const read = async (response: IncomingMessage) => {
@@ -62,13 +61,14 @@ export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, 
       }
     };
 
-    kernelStream(url, { headers, body, signal: abort.signal }, { firstByteMs: connectTimeoutMs, maxResponseBytes })
+    const sent = kernelStream(url, { headers, body }, { firstByteMs: connectTimeoutMs, maxResponseBytes });
+    sent.response
       .then((response) => (subscriber.closed ? void response.destroy() : read(response)))
       // After unsubscribing the failure is ours (the request was aborted): nobody is told.
       .catch((error: unknown) => void (subscriber.closed || fail(error)));
 
     return () => {
-      abort.abort();
+      sent.abort();
       void reader?.cancel();
     };
   });
