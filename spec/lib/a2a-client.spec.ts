@@ -96,8 +96,8 @@ async function deadUrl(): Promise<string> {
 }
 
 /**
- * eventsource-client's reconnect is a setTimeout; with fake timers, "no
- * reconnect is scheduled" is a timer count, not a wait.
+ * A reconnect or a leftover limit would be a setTimeout; with fake timers, "no
+ * reconnect is scheduled" (or "no timer is left") is a timer count, not a wait.
  */
 function fakeTimersOnly() {
   jest.useFakeTimers({
