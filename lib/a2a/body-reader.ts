@@ -1,10 +1,10 @@
 /**
- * The kernel's SSE body as eventsource-client reads it: see `readBody`.
+ * The kernel's SSE body as the stream's parser reads it (`sse-stream.ts`): see `readBody`.
  */
 import type { Readable } from "node:stream";
 import { protocolError } from "./rpc-errors.js";
 
-/** The slice of a web `ReadableStream` that eventsource-client reads: `getReader().read()` in a loop. */
+/** What `postSse` reads the body through: `getReader().read()` in a loop, the shape of a web stream's reader. */
 export interface BodyReader {
   read(): Promise<{ done: false; value: Uint8Array } | { done: true; value: undefined }>;
   releaseLock(): void;
@@ -22,14 +22,14 @@ export interface ReadGate {
 
 /**
  * Past this many bytes received and not yet read, the kernel's socket is
- * paused (TCP then slows the kernel); reading resumes it. eventsource-client
+ * paused (TCP then slows the kernel); reading resumes it. The parser
  * reads again as soon as it has parsed a chunk, so only a burst larger than
  * this ever waits.
  */
 const PAUSE_AFTER_BYTES = 1024 * 1024;
 
 /**
- * At most this many bytes of the kernel's stream go to eventsource-client
+ * At most this many bytes of the kernel's stream go to the parser
  * in one turn of the event loop; a read past them waits for the next turn.
  * Every record handed over runs through the whole run (parse, projection,
  * SSE encoding) before anything else can, and a socket that keeps up is
@@ -41,32 +41,28 @@ const PAUSE_AFTER_BYTES = 1024 * 1024;
 export const BYTES_PER_TURN = 256 * 1024;
 
 /**
- * node-fetch's body, handed to eventsource-client as the web stream it
- * reads, without node's `Readable.toWeb(Readable.from(...))` adapter (two
- * more streams per connection, and a read per chunk rather than per burst).
+ * The kernel's response body, read by `postSse` a burst at a time (a read
+ * takes whatever has arrived, rather than one chunk).
  *
- * A read error is not passed on as a failed read: eventsource-client would
- * take an AbortError (what node's adapter made of node-fetch's "Premature
- * close") for its own close() and hang, and any other error for a reason
- * to reconnect, and the cause would be lost either way. So the body ends
- * instead, after every chunk before the cut, and the cause is handed to
- * `onCut`.
+ * A read error is not passed on as a failed read: the body ends instead,
+ * after every chunk before the cut, and the cause is handed to `onCut`
+ * (the stream then fails with it after the records that arrived).
  *
- * Chunks are taken as they arrive (flowing mode), not pulled: node-fetch
- * destroys the body when the connection dies, and destroying discards what
+ * Chunks are taken as they arrive (flowing mode), not pulled: the response
+ * is destroyed when the connection dies, and destroying discards what
  * was received but not yet read — the records that arrived with the cut,
  * often the very first ones, which name the task a cancel needs. (Only while
  * more than 1 MiB waits unread is the body paused, and a cut then loses what
- * node-fetch still buffers.) Whatever has arrived when eventsource-client
+ * the response still buffers.) Whatever has arrived when the parser
  * reads is handed over as one chunk, up to what is left of BYTES_PER_TURN
  * (a read once they are spent waits for the next turn). A body closed
  * without an end or an error (destroyed) ends the same way as a cut.
  *
  * With a `gate`, a read waits while the gate is closed, and a chunk that
- * arrives meanwhile pauses the body at once: eventsource-client parses
- * nothing more, node-fetch stops reading the socket, and TCP holds the
+ * arrives meanwhile pauses the body at once: the parser gets nothing
+ * more, the response stops reading the socket, and TCP holds the
  * kernel back until the run's client has caught up. What the run holds of
- * the kernel's stream meanwhile is that chunk and node-fetch's buffers
+ * the kernel's stream meanwhile is that chunk and the response's buffers
  * (a cut then loses what they hold, as above).
  */
 export function readBody(body: Readable, onCut: (error: unknown) => void, gate?: ReadGate): { getReader(): BodyReader } {
@@ -180,7 +176,7 @@ export function readBody(body: Readable, onCut: (error: unknown) => void, gate?:
 }
 
 /**
- * Bounds one SSE record of `body` to `maxBytes`: eventsource-client keeps
+ * Bounds one SSE record of `body` to `maxBytes`: the SSE parser keeps
  * an unfinished record in memory however long it grows, so once more than
  * `maxBytes` of one record have arrived, `onTooLarge` gets an
  * A2A_PROTOCOL_ERROR and the body is destroyed (which `readBody` then ends

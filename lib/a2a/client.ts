@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
-import type { EventSourceMessage } from "eventsource-client";
+import type { EventSourceMessage } from "eventsource-parser";
 import type { RequestInit } from "node-fetch";
 import { defer, from, switchMap, tap, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";

@@ -1,15 +1,18 @@
 /**
  * Every HTTP request to the kernel, unary or streaming, is sent here, so
  * each one holds the same rules: its URL and the addresses it connects to
- * are loopback (`loopback.ts`), a redirect is never followed (node-fetch
+ * are loopback (`loopback.ts`), a redirect is never followed (a fetch
  * would re-POST the body, the user's LLM key and cloud credentials in it,
  * to wherever the kernel points), and a non-SSE answer is read within a
- * size limit.
+ * size limit. Unary calls go through node-fetch; a stream is read from
+ * `node:http` itself (`kernelStream`), the hot path of every run.
  */
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
 import type { Readable } from "node:stream";
 import fetch, { FetchError, type RequestInit, type Response } from "node-fetch";
 import { loopbackAgent, refusalOf } from "./loopback.js";
-import { protocolError, unavailable } from "./rpc-errors.js";
+import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
 
 /**
  * The response, its headers read, for any status but a redirect: a 3xx is
@@ -35,4 +38,106 @@ export async function readAnswer(response: Response): Promise<string> {
     if (error instanceof FetchError && error.type === "max-size") throw protocolError(error);
     throw error;
   }
+}
+
+export interface StreamRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface StreamLimits {
+  /** Until the response's headers have arrived, and a JSON answer's body with them. */
+  firstByteMs: number;
+  /** A JSON answer instead of the stream, in bytes; a larger one is A2A_PROTOCOL_ERROR. */
+  maxResponseBytes: number;
+}
+
+/** A stream request on its way: its response once it is an SSE stream, and how to give it up. */
+export interface SentStream {
+  response: Promise<IncomingMessage>;
+  /** Destroys the request, and the response with it; `response` then settles no more, or rejects. */
+  abort(): void;
+}
+
+/**
+ * A POST answered with an SSE stream, sent with `node:http` itself: the
+ * response is the body to read, with no fetch layer over the socket (see
+ * `sse-stream.ts`). It resolves only to a 2xx `text/event-stream`; the
+ * same rules as `kernelFetch` hold (loopback only, a redirect is
+ * A2A_UNAVAILABLE), and any other answer is read as JSON within
+ * `maxResponseBytes` and rejects as the typed error it carries (a JSON
+ * result where a stream was asked for is A2A_PROTOCOL_ERROR). Failing to
+ * connect, or no headers within `firstByteMs`, rejects with the cause.
+ */
+export function kernelStream(url: string, { headers, body }: StreamRequest, limits: StreamLimits): SentStream {
+  const refusal = refusalOf(url);
+  if (refusal !== undefined) {
+    return { response: Promise.reject(unavailable(new Error(`a request to the kernel was refused: ${refusal}`))), abort: () => {} };
+  }
+  const target = new URL(url);
+  const payload = Buffer.from(body);
+  const send = target.protocol === "https:" ? https.request : http.request;
+  const sent = send(target, {
+    method: "POST",
+    headers: { ...headers, "Content-Length": String(payload.length) },
+    agent: loopbackAgent(target),
+  });
+  sent.end(payload);
+  // Made apart from the request, so that what the open stream's listeners hold on to is not its body.
+  return awaitStream(sent, limits);
+}
+
+function awaitStream(sent: http.ClientRequest, { firstByteMs, maxResponseBytes }: StreamLimits): SentStream {
+  const firstByte = setTimeout(() => sent.destroy(new Error(`no answer within ${firstByteMs} ms`)), firstByteMs);
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    const failed = (error: unknown) => {
+      clearTimeout(firstByte);
+      reject(error);
+    };
+    // Not `once`: a destroyed request may emit more than one error, and an unheard one would end the process.
+    sent.on("error", failed);
+    sent.once("response", (answer) => {
+      const status = answer.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        answer.destroy();
+        return failed(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
+      }
+      if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
+        clearTimeout(firstByte);
+        return resolve(answer);
+      }
+      readText(answer, maxResponseBytes)
+        .then((text) => {
+          resultOfHttp(status, text);
+          throw protocolError(new Error("a streaming call was answered with a JSON result"));
+        })
+        .catch(failed);
+    });
+  });
+  return {
+    response,
+    abort: () => {
+      clearTimeout(firstByte);
+      sent.destroy();
+    },
+  };
+}
+
+/** A response's body as text; past `maxBytes` it is destroyed and the read fails with A2A_PROTOCOL_ERROR. */
+function readText(response: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    response.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= maxBytes) return void chunks.push(chunk);
+      response.destroy();
+      reject(protocolError(new Error(`the kernel's answer passed ${maxBytes} bytes`)));
+    });
+    response.once("end", () => resolve(Buffer.concat(chunks, bytes).toString("utf8")));
+    response.on("error", reject);
+    response.once("close", () => {
+      if (!response.complete) reject(new Error("the answer closed before its end"));
+    });
+  });
 }

@@ -9,7 +9,7 @@
  *   results   --a-------B'c--d--|      B' parsed over several turns of the loop
  */
 import { Observable, type OperatorFunction } from "rxjs";
-import type { EventSourceMessage } from "eventsource-client";
+import type { EventSourceMessage } from "eventsource-parser";
 import { LARGE_JSON_CHARS, nextTurn, parseJsonInSlices, type YieldToLoop } from "./large-json.js";
 import { MAX_KERNEL_JSON_DEPTH, nestsDeeperThan, protocolError } from "./rpc-errors.js";
 

@@ -73,5 +73,5 @@ const AGENT_OPTIONS = { keepAlive: true, timeout: 5_000, lookup: loopbackLookup(
 const httpAgent = new http.Agent(AGENT_OPTIONS);
 const httpsAgent = new https.Agent(AGENT_OPTIONS);
 
-/** node-fetch's `agent` option: loopback-only connections. */
+/** The `agent` of every request to the kernel (node-fetch's option, and `node:http`'s): loopback-only connections. */
 export const loopbackAgent = (url: URL): http.Agent => (url.protocol === "https:" ? httpsAgent : httpAgent);

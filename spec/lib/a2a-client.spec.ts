@@ -96,8 +96,8 @@ async function deadUrl(): Promise<string> {
 }
 
 /**
- * eventsource-client's reconnect is a setTimeout; with fake timers, "no
- * reconnect is scheduled" is a timer count, not a wait.
+ * A reconnect or a leftover limit would be a setTimeout; with fake timers, "no
+ * reconnect is scheduled" (or "no timer is left") is a timer count, not a wait.
  */
 function fakeTimersOnly() {
   jest.useFakeTimers({
@@ -522,6 +522,39 @@ describe("A2AClient against hand-written servers", () => {
 
     expect(first).toEqual({ task: { id: "t1", status: { state: "TASK_STATE_WORKING" } } });
     await closed;
+    expect(server.requests()).toBe(1);
+  });
+
+  it("drops a record the body ends in the middle of, after the whole ones before it, and completes", async () => {
+    const server = await plainServer((_req, res) => {
+      startSse(res);
+      res.end(`${frame({ task: { id: "t1" } })}data: {"jsonrpc":"2.0","result":{"statusUpd`);
+    });
+
+    const { frames, completed } = await outcomeOf(new A2AClient({ url: server.url }).sendStreamingMessage({}));
+
+    expect(frames).toEqual([{ task: { id: "t1" } }]);
+    expect(completed).toBe(true);
+  });
+
+  it("unsubscribing before the answer has started closes the connection and leaves no timer behind", async () => {
+    let requestArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (requestArrived = resolve));
+    let serverSawClose!: () => void;
+    const closed = new Promise<void>((resolve) => (serverSawClose = resolve));
+    const server = await plainServer((req) => {
+      req.socket.once("close", () => serverSawClose());
+      requestArrived();
+    });
+    fakeTimersOnly();
+    const subscription = new A2AClient({ url: server.url }).sendStreamingMessage({}).subscribe();
+
+    await arrived;
+    expect(jest.getTimerCount()).toBe(1); // the first-byte limit
+    subscription.unsubscribe();
+
+    await closed;
+    expect(jest.getTimerCount()).toBe(0);
     expect(server.requests()).toBe(1);
   });
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { Subject } from "rxjs";
-import type { EventSourceMessage } from "eventsource-client";
+import type { EventSourceMessage } from "eventsource-parser";
 import { LARGE_JSON_CHARS } from "../../lib/a2a/large-json.js";
 import { largeRecordsInSlices, parseKernelJsonInSlices } from "../../lib/a2a/large-records.js";
 import { parseJson } from "../../lib/a2a/rpc-errors.js";
