@@ -330,6 +330,51 @@ describeInBrowser("the sandbox's session, in Chromium", () => {
     await page.locator("#run:enabled").waitFor();
   }, 60_000);
 
+  it("keeps the newest runs within the cap across a reload, and none larger than the whole of it", async () => {
+    // A tab of its own: its sessionStorage is not the main page's.
+    const other = await context.newPage();
+    await other.goto(`${service.url}/sandbox`);
+    const result = await other.evaluate(async () => {
+      const store = (await import("/sandbox/session-store.js" as string)) as {
+        MAX_KEPT_RUNS: number;
+        MAX_KEPT_CHARS: number;
+        saveSession(thread: unknown, runs: unknown[]): number;
+        loadSession(): { runs: Array<{ title: string }> };
+      };
+      const thread = { id: "t", rosInvocationId: "r", forwardedProps: undefined };
+      const small = (title: string, bytes = 10) => ({ title, events: [[0, { type: "RAW", text: "x".repeat(bytes) }]] });
+      const many = Array.from({ length: store.MAX_KEPT_RUNS + 5 }, (_, i) => small(`run ${i}`));
+      const keptOfMany = store.saveSession(thread, many);
+      const titlesOfMany = store.loadSession().runs.map((run) => run.title);
+      const half = Math.floor(store.MAX_KEPT_CHARS / 2);
+      const keptOfLarge = store.saveSession(thread, [small("a", half), small("b", half), small("c", 10)]);
+      const titlesOfLarge = store.loadSession().runs.map((run) => run.title);
+      const keptOfHuge = store.saveSession(thread, [small("huge", store.MAX_KEPT_CHARS)]);
+      return { max: store.MAX_KEPT_RUNS, keptOfMany, titlesOfMany, keptOfLarge, titlesOfLarge, keptOfHuge };
+    });
+    await other.close();
+    expect(result.keptOfMany).toBe(result.max);
+    expect(result.titlesOfMany).toEqual(Array.from({ length: result.max }, (_, i) => `run ${i + 5}`));
+    // Two half-budget runs and a small one do not all fit: the oldest goes first.
+    expect([result.keptOfLarge, result.titlesOfLarge]).toEqual([2, ["b", "c"]]);
+    expect(result.keptOfHuge).toBe(0);
+  }, 60_000);
+
+  it("quotes a copied cURL command so a body with quotes reaches the shell unchanged", async () => {
+    const body = JSON.stringify({ text: `it's "quoted" $HOME \\ \`cmd\`` });
+    const command = await page.evaluate(async (text) => {
+      const { asCurl, sentRequest } = (await import("/sandbox/run-request.js" as string)) as {
+        asCurl(request: unknown): string;
+        sentRequest(url: string, headers: Record<string, string>, body: string): unknown;
+      };
+      return asCurl(sentRequest("http://127.0.0.1:1/", { authorization: "Bearer secret" }, text));
+    }, body);
+    expect(command).not.toContain("secret");
+    // The shell runs the command with a curl that prints its last argument: the body as curl would get it.
+    const { stdout } = await run("bash", ["-c", `curl() { printf '%s' "\${@: -1}"; }\n${command}`]);
+    expect(stdout).toBe(body);
+  });
+
   it("shows a refusal and a file it cannot open in the status line", async () => {
     const junk = path.join(dir, "notes.txt");
     writeFileSync(junk, "just some notes\n");
