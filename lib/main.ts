@@ -59,6 +59,8 @@ async function main(): Promise<void> {
       ? `${config.kernel === "iac-code" ? "iac-code a2a" : "kernel of IAC_CODE_AGUI_KERNEL_COMMAND"} at ${service.kernelUrl}`
       : `kernel at ${service.kernelUrl}`;
   const { agent } = service;
+  // Named where a person starting the service looks first, so the debugging page is found without the docs.
+  const sandboxUrl = config.sandbox === "off" ? undefined : `${service.url}/sandbox`;
   // One start record, the first line an operator's script waits for: where it listens and what it is in front of.
   logger.info(
     {
@@ -69,8 +71,9 @@ async function main(): Promise<void> {
       agentName: agent.name,
       agentVersion: agent.version,
       tracesExported: tracing.exporting,
+      ...(sandboxUrl ? { sandboxUrl } : {}),
     },
-    `iac-code-agui listening on ${service.url} (${kernel}, an A2A ${agent.dialect} agent)`,
+    `iac-code-agui listening on ${service.url} (${kernel}, an A2A ${agent.dialect} agent)${sandboxUrl ? `; the sandbox at ${sandboxUrl}` : ""}`,
   );
   // The first signal drains (see `RunningService.shutdown`); a second one stops the runs still going at once.
   let stopping = false;

@@ -174,6 +174,7 @@ export async function startService(
     }),
     log,
     metrics,
+    threadStore: store ?? opened!.store,
     kernelFixtures: kernelFixtures({
       url: kernelUrl,
       token: kernelToken,

@@ -18,6 +18,7 @@ import { silentLogger, type Logger } from "../log.js";
 import { metricsRoute } from "../metrics/metrics-route.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { Runs } from "../runs/runs.js";
+import type { ThreadStore } from "../state/thread-store.js";
 import { bearerAuth } from "./auth.js";
 import { cancelRoute } from "./cancel-route.js";
 import { handoffRoute } from "./handoff-route.js";
@@ -35,6 +36,7 @@ import { runRoute } from "./run-route.js";
 import { sandboxRoute } from "./sandbox-route.js";
 import { sandboxReplayRoute } from "./sandbox-replay.js";
 import type { SseSinkOptions } from "./sse-sink.js";
+import { threadListRoute } from "./thread-list-route.js";
 
 export interface AppDependencies {
   config: Pick<
@@ -55,6 +57,8 @@ export interface AppDependencies {
   kernelFixtures?: KernelFixtures;
   /** What `GET /metrics` tells (see `metrics/service-metrics.ts`); without it there is no such route. */
   metrics?: ServiceMetrics;
+  /** The thread store, for the list of threads (see `thread-list-route.ts`); without it the list is empty. */
+  threadStore?: Pick<ThreadStore, "listThreads">;
 }
 
 export function sendError(res: Response, error: AguiError, language: string): void {
@@ -74,6 +78,7 @@ export function createApp({
   readiness,
   kernelFixtures,
   metrics,
+  threadStore,
 }: AppDependencies): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -114,7 +119,7 @@ export function createApp({
     sse: metrics ? { ...sse, track: () => metrics.streamOpened("observer") } : sse,
   });
   app.use("/extensions/iac-code/v1/executions", cancelRoute(runs), observers.executions);
-  app.use("/extensions/iac-code/v1/threads", observers.threads);
+  app.use("/extensions/iac-code/v1/threads", threadListRoute(threadStore ?? {}), observers.threads);
 
   app.use((_req, _res, next) => next(new AguiError("NOT_FOUND")));
 

@@ -8,12 +8,13 @@
  * reads the document, over `AtomicJsonFile`, which also writes it, securely
  * and atomically, as the compact text the codec measured.
  */
-import { chmod, lstat, mkdir } from "node:fs/promises";
+import { chmod, lstat, mkdir, opendir } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
 import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles } from "./atomic-json-adapter.js";
 import { checkSavable, documentAsState, documentText, stateAsDocument } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
+import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
 import type { ThreadState } from "./thread-state.js";
 import { StatePersistenceError, StateUnavailableError, type SaveOptions, type ThreadLease, type ThreadStore } from "./thread-store.js";
 import type { StagedFile } from "../fs/atomic-write.js";
@@ -134,6 +135,48 @@ export class FileThreadStore implements ThreadStore {
         if (leases.get(threadId) === token) leases.delete(threadId);
       },
     });
+  }
+
+  /**
+   * The newest thread files by modification time, the only listing that
+   * reads the directory: it is for a person's list of threads, never on a
+   * run's path. A file that is not a readable state of the thread it is
+   * named for is left out.
+   */
+  async listThreads(limit: number): Promise<ThreadSummary[]> {
+    const files: Array<{ name: string; updatedAt: number }> = [];
+    try {
+      for await (const entry of await opendir(this.threadsDir)) {
+        if (files.length >= MAX_THREADS_SCANNED) break;
+        if (!entry.isFile() || !entry.name.endsWith(".json")) continue;
+        const updatedAt = await lstat(path.join(this.threadsDir, entry.name)).then(
+          (stats) => stats.mtimeMs,
+          () => undefined,
+        );
+        if (updatedAt !== undefined) files.push({ name: entry.name, updatedAt: Math.round(updatedAt) });
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw new StateUnavailableError(`thread state directory: cannot be listed`, { cause: error });
+    }
+    const summaries: ThreadSummary[] = [];
+    for (const { name, updatedAt } of newestFirst(files, limit)) {
+      const state = await this.#stateIn(name);
+      if (state) summaries.push(summaryOf(state, updatedAt, this.#leases.has(state.threadId)));
+    }
+    return summaries;
+  }
+
+  /** The state a thread file holds, when it is a valid one of the thread its name is made from. */
+  async #stateIn(name: string): Promise<ThreadState | undefined> {
+    try {
+      const data = await new AtomicJsonFile<{ threadId?: unknown }>(path.join(this.threadsDir, name)).read();
+      const threadId = data?.threadId;
+      if (typeof threadId !== "string" || `${threadFileStem(threadId)}.json` !== name) return undefined;
+      return documentAsState(data, threadId, name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A save under a lease that no longer holds its thread is refused, as the shared store refuses it. */

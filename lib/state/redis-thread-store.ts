@@ -16,6 +16,9 @@
  *   expiring after the lease TTL unless its holder renews it (every third
  *   of the TTL). A dead instance blocks its threads for at most one TTL.
  *
+ *   The hash also keeps `savedAt`, the time of the last save in ms, for a
+ *   list of threads (`listThreads`, which SCANs for the hashes).
+ *
  * Every change is one Lua script, so nothing is read, decided and written
  * back by the instance (no read-modify-write race between instances), and a
  * save under a lease writes only while that lease's token is the one in the
@@ -30,6 +33,7 @@ import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
 import { keptUntilMs } from "./thread-retention.js";
+import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
 import { StatePersistenceError, StateUnavailableError, type SaveOptions, type ThreadLease, type ThreadStore } from "./thread-store.js";
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withDeadline, type RedisClient } from "./redis-connection.js";
 
@@ -83,12 +87,12 @@ return redis.call('DEL', KEYS[1])`;
 
 /**
  * KEYS: thread hash, lease key. ARGV: document, token ('' for an unfenced
- * write), how long the thread is kept in ms ('' for good). 0 when the token
- * no longer holds the thread.
+ * write), how long the thread is kept in ms ('' for good), the time now in
+ * ms. 0 when the token no longer holds the thread.
  */
 const SAVE = `
 if ARGV[2] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'state', ARGV[1])
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'savedAt', ARGV[4])
 if ARGV[3] == '' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
 return 1`;
 
@@ -194,7 +198,7 @@ export class RedisThreadStore implements ThreadStore {
       written = await this.#answer(
         this.#client.eval(SAVE, {
           keys: [key, this.leaseKey(threadId)],
-          arguments: [text, lease === undefined ? "" : String(lease.token), keptFor],
+          arguments: [text, lease === undefined ? "" : String(lease.token), keptFor, String(now)],
         }),
       );
     } catch (error) {
@@ -220,6 +224,50 @@ export class RedisThreadStore implements ThreadStore {
     }
     if (typeof token !== "number" || token === 0) return undefined;
     return this.#lease(threadId, key, leaseKey, token);
+  }
+
+  /**
+   * SCANs for thread hashes (never KEYS, which blocks Redis), at most
+   * `MAX_THREADS_SCANNED` of them, and reads the states of the newest
+   * `limit` by their `savedAt`. A hash that is not a readable state of the
+   * thread its key is made from is left out.
+   */
+  async listThreads(limit: number): Promise<ThreadSummary[]> {
+    // A prefix's glob characters are matched as themselves; the key check in #summaryAt is the last word anyway.
+    const match = `${this.keyPrefix.replace(/[*?[\]\\]/g, "\\$&")}thread:*`;
+    try {
+      const keys: string[] = [];
+      let cursor = "0";
+      do {
+        const reply = await this.#answer(this.#client.scan(cursor, { MATCH: match, COUNT: 500 }));
+        cursor = String(reply.cursor);
+        keys.push(...reply.keys.slice(0, MAX_THREADS_SCANNED - keys.length));
+      } while (cursor !== "0" && keys.length < MAX_THREADS_SCANNED);
+      const savedAt = await Promise.all(keys.map((key) => this.#answer(this.#client.hGet(key, "savedAt"))));
+      const newest = newestFirst(
+        keys.map((name, at) => ({ name, updatedAt: Number(savedAt[at] ?? 0) || 0 })),
+        limit,
+      );
+      const summaries = await Promise.all(newest.map(({ name, updatedAt }) => this.#summaryAt(name, updatedAt)));
+      return summaries.filter((summary) => summary !== undefined);
+    } catch (error) {
+      throw new StateUnavailableError(`thread list: ${unreachable(error)}`, { cause: error });
+    }
+  }
+
+  async #summaryAt(key: string, updatedAt: number): Promise<ThreadSummary | undefined> {
+    const bytes = await this.#answer(this.#bytes.hGet(key, "state"));
+    if (!Buffer.isBuffer(bytes) || bytes.byteLength > MAX_THREAD_STATE_BYTES) return undefined;
+    let state: ThreadState;
+    try {
+      const threadId: unknown = (JSON.parse(bytes.toString("utf8")) as { threadId?: unknown }).threadId;
+      if (typeof threadId !== "string" || this.threadKey(threadId) !== key) return undefined;
+      state = bytesAsState(bytes, threadId, key);
+    } catch {
+      return undefined;
+    }
+    const held = await this.#answer(this.#client.exists(this.leaseKey(state.threadId)));
+    return summaryOf(state, updatedAt, held === 1);
   }
 
   async available(): Promise<boolean> {

@@ -4,6 +4,7 @@
  * one Redis key per thread (`RedisThreadStore`) shared by several service
  * instances, with the same leases and fencing across them.
  */
+import type { ThreadSummary } from "./thread-listing.js";
 import type { ThreadState } from "./thread-state.js";
 
 /** Exclusive right to run on one thread; released when the run ends. */
@@ -59,6 +60,13 @@ export interface ThreadStore {
    * with no run in this process is then likely a run of another instance.
    */
   readonly shared?: boolean;
+  /**
+   * Up to `limit` stored threads, the most recently saved first, chosen
+   * among at most `MAX_THREADS_SCANNED` (`thread-listing.ts`); a thread
+   * whose state cannot be read is left out. Throws `StateUnavailableError`
+   * when the store cannot be reached. Absent: the store cannot list.
+   */
+  listThreads?(limit: number): Promise<ThreadSummary[]>;
   /** Whether the store can be reached and written now (readiness); absent, the caller checks what it knows. */
   available?(): Promise<boolean>;
   /** Lets go of what the store holds open (a connection); absent when there is nothing. */

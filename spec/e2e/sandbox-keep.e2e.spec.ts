@@ -115,6 +115,7 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
 
   it("replays a recorded A2A fixture opened from disk through the service, with its pipeline graph", async () => {
     await page.click("#new-thread");
+    await page.click("#clear-runs");
     // A recording as recorder mode writes it; its name is nothing the kernel knows.
     const recording = path.join(dir, "20260312-081405-ab346610.jsonl");
     copyFileSync(path.join(FIXTURES_DIR, "pipeline.jsonl"), recording);
@@ -134,6 +135,7 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
 
   it("goes on with a replayed fixture's next turn, picked as an answer would pick it", async () => {
     await page.click("#new-thread");
+    await page.click("#clear-runs");
     const recording = path.join(dir, "permission-recording.jsonl");
     copyFileSync(path.join(FIXTURES_DIR, "permission.jsonl"), recording);
     await page.setInputFiles("#open-file", recording);

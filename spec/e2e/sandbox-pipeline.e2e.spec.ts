@@ -53,7 +53,11 @@ describeInBrowser("the sandbox's pipeline view in Chromium", () => {
   }, 60_000);
   afterAll(() => sandbox?.close());
 
-  const newThread = () => page.click("#new-thread");
+  // A new thread on an empty page: New thread keeps the runs, Clear runs removes them, so each case counts from run 0.
+  const newThread = async () => {
+    await page.click("#new-thread");
+    await page.click("#clear-runs");
+  };
   const graphOf = (section: Locator) => section.locator(".pipeline-graph");
   const stepNode = (section: Locator, id: string) => graphOf(section).locator(`.graph-step > .node[data-step="${id}"]`);
   /** The graph is drawn on the next animation frame: wait until the step's node shows the status. */

@@ -129,6 +129,7 @@ describeInBrowser("the sandbox page in Chromium", () => {
     const before = await page.textContent("#thread-id");
     await page.click("#new-thread");
     expect(await page.textContent("#thread-id")).not.toBe(before);
+    await page.click("#clear-runs");
     expect(await page.locator("section.run").count()).toBe(0);
 
     await start("permission");

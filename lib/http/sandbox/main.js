@@ -5,6 +5,11 @@
  * subscribe route, feeds the streamed AG-UI events to the timeline, and
  * answers interrupts with a resume on the same thread. The bearer token
  * stays in this module's memory: never in storage, cookies or the URL.
+ *
+ * The page's runs and thread outlive a reload (session-store.js); every
+ * status message lands in the visible status line at the foot of the page,
+ * which is also the screen reader's live region; the inspector and the
+ * thread-state panel follow the run the user last started or clicked in.
  */
 import { $, h, randomId } from "./dom.js";
 import { Filters } from "./filters.js";
@@ -13,14 +18,22 @@ import { firstSentence } from "./labels.js";
 import { forgetRuns, keepControls, keepRun } from "./run-files.js";
 import { checkRunInput } from "./run-editor.js";
 import { RunModel } from "./run-model.js";
+import { receivedResponse, requestButtons, sentRequest } from "./run-request.js";
+import { loadSession, saveSession } from "./session-store.js";
 import { errorText, sseRecords } from "./sse.js";
 import { StatePanel } from "./state-panel.js";
+import { connectPath, threadsPanel } from "./threads-panel.js";
 import { Timeline } from "./timeline.js";
 
 /** @typedef {{ name: string, description: string, pipeline: boolean }} Fixture */
 /**
  * What a resume must repeat: the same thread, `rosInvocationId` and `cwd` as the run it answers.
  * @typedef {{ id: string, rosInvocationId: string, forwardedProps: Record<string, any> | undefined }} Thread
+ */
+/** @typedef {ReturnType<Timeline["addRun"]>} View */
+/**
+ * A run on the page, live, restored or from a file: what is kept of it across a reload.
+ * @typedef {{ view: View, threadId: string | undefined, request: import("./run-request.js").SentRequest | undefined, response: import("./run-request.js").ReceivedResponse | undefined }} PageRun
  */
 
 /** Where an execution is watched (README, "Observers and the thread status"). @param {string} executionId */
@@ -38,6 +51,7 @@ const ui = {
   run: $("#run", HTMLButtonElement),
   stop: $("#stop", HTMLButtonElement),
   newThread: $("#new-thread", HTMLButtonElement),
+  clearRuns: $("#clear-runs", HTMLButtonElement),
   token: $("#token", HTMLInputElement),
   cwd: $("#cwd", HTMLInputElement),
   language: $("#language", HTMLSelectElement),
@@ -58,6 +72,9 @@ const ui = {
   attachThread: $("#attach-thread", HTMLInputElement),
   attachExecution: $("#attach-execution", HTMLInputElement),
   attach: $("#attach", HTMLButtonElement),
+  threadsPanel: $("#threads-panel", HTMLDetailsElement),
+  threadsList: $("#threads-list", HTMLElement),
+  threadsRefresh: $("#threads-refresh", HTMLButtonElement),
 };
 
 let token = "";
@@ -67,12 +84,20 @@ let running;
 let watching;
 /** @type {Map<string, Fixture>} */
 const fixtures = new Map();
-let thread = freshThread();
+/** Whether the user set "Run as pipeline" themselves since a fixture set it: a fixture's own mode is not a free-text message's. */
+let pipelineByUser = false;
+/** Every run on the page, oldest first. @type {PageRun[]} */
+const pageRuns = [];
+/** The run the user last clicked in (or started); the inspector and the state panel show only its data. @type {PageRun | undefined} */
+let lookingAt;
+/** @type {PageRun | undefined} */
+let inspected;
+/** @type {PageRun | undefined} */
+let stateShown;
+const session = loadSession();
+let thread = useThread(session.thread ?? newThread());
 
-const timeline = new Timeline(ui.timeline, (title, value) => {
-  ui.inspectorTitle.textContent = title;
-  ui.inspectorBody.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-});
+const timeline = new Timeline(ui.timeline, (title, value) => inspect(title, value, lookingAt));
 const filters = new Filters(
   {
     type: $("#find-type", HTMLSelectElement),
@@ -93,17 +118,105 @@ const statePanel = new StatePanel({
 });
 
 /** @returns {Thread} */
-function freshThread() {
-  /** @type {Thread} */
-  const next = { id: randomId("sandbox-thread"), rosInvocationId: randomId("sandbox-ros"), forwardedProps: undefined };
+function newThread() {
+  return { id: randomId("sandbox-thread"), rosInvocationId: randomId("sandbox-ros"), forwardedProps: undefined };
+}
+
+/** @param {Thread} next */
+function useThread(next) {
   ui.thread.textContent = next.id;
   ui.attachThread.value = next.id;
   return next;
 }
 
-/** @param {string} message */
-function say(message) {
+/**
+ * Every message for the user goes here: the status line is on screen (not only for screen readers).
+ * @param {string} message @param {"info" | "error" | "busy"} [tone]
+ */
+function say(message, tone = "info") {
   ui.status.textContent = message;
+  ui.status.dataset.tone = tone;
+}
+
+/** @param {string} title @param {unknown} value @param {PageRun | undefined} run */
+function inspect(title, value, run) {
+  inspected = run;
+  ui.inspectorTitle.textContent = title;
+  ui.inspectorBody.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
+
+/**
+ * The user looks at `run` (started it, or clicked in it): what the inspector
+ * and the state panel show of another run goes.
+ * @param {PageRun} run
+ */
+function lookAt(run) {
+  lookingAt = run;
+  if (inspected !== run) inspect(`Nothing selected in run ${run.view.number}`, "Click an event or a span to see it here.", run);
+  if (stateShown !== run) {
+    stateShown = run;
+    statePanel.reset(`Thread state · run ${run.view.number}`);
+    for (const entry of run.view.model.events) statePanel.apply(entry.event);
+  }
+}
+
+/** @param {View} view @param {Partial<PageRun>} [about] @returns {PageRun} */
+function adopt(view, about = {}) {
+  /** @type {PageRun} */
+  const run = { view, threadId: undefined, request: undefined, response: undefined, ...about };
+  pageRuns.push(run);
+  if (run.request) {
+    const request = run.request;
+    view.element.querySelector("header")?.append(
+      requestButtons({
+        request,
+        response: () => run.response,
+        show: (title, text) => inspect(title, text, run),
+        say,
+        name: `run ${view.number}`,
+      }),
+    );
+  }
+  return run;
+}
+
+/** What a reload brings back (session-store.js): the runs, newest kept, and the page's thread. */
+function persist() {
+  saveSession(
+    thread,
+    pageRuns.map(({ view: { model }, threadId, request, response }) => ({
+      title: model.title,
+      runId: model.runId,
+      threadId,
+      status: model.status,
+      detail: model.detail,
+      elapsedMs: model.elapsedMs,
+      heartbeats: model.heartbeats,
+      events: model.events.map((entry) => /** @type {[number, Record<string, any>]} */ ([Math.round(entry.at), entry.event])),
+      request,
+      response,
+    })),
+  );
+}
+
+/** The runs of the page before the reload, drawn again as they ended. */
+function restoreRuns() {
+  for (const saved of session.runs) {
+    const model = new RunModel({ runId: saved.runId, title: saved.title, resume: false });
+    const view = timeline.addRun(model);
+    const tools = keepRun(view);
+    for (const [at, event] of saved.events) view.addEvent(model.add(event, at));
+    model.status = /** @type {RunModel["status"]} */ (saved.status);
+    model.detail = saved.detail;
+    model.elapsedMs = saved.elapsedMs;
+    model.heartbeats = saved.heartbeats;
+    view.update();
+    view.renderChart();
+    tools.sync();
+    adopt(view, { threadId: saved.threadId, request: saved.request, response: saved.response });
+  }
+  const count = session.runs.length;
+  if (count > 0) say(`${count} run${count > 1 ? "s" : ""} from before the reload; the page's thread is still ${thread.id}.`);
 }
 
 /** @returns {Record<string, string>} */
@@ -117,6 +230,7 @@ function setBusy(busy) {
   ui.sendMessage.disabled = busy;
   ui.rawSend.disabled = busy;
   ui.newThread.disabled = busy;
+  ui.clearRuns.disabled = busy;
   ui.stop.disabled = !busy && watching === undefined;
   ui.timeline.setAttribute("aria-busy", String(busy));
 }
@@ -128,7 +242,7 @@ async function loadService() {
   ]);
   if (health.status === 401 || list.status === 401) {
     ui.service.textContent = "needs a bearer token";
-    say("This service wants a bearer token: paste it into the token field.");
+    say("This service wants a bearer token: paste it into the token field.", "error");
     return;
   }
   if (health.ok) {
@@ -157,7 +271,7 @@ async function loadService() {
   if (fixtures.size === 0) ui.description.textContent = "This kernel lists no fixtures: send it free text, or a RunAgentInput of your own.";
   if (!list.ok) {
     ui.description.textContent = `Could not list the kernel's fixtures (HTTP ${list.status}): send it free text, or a RunAgentInput of your own.`;
-    say(ui.description.textContent);
+    say(ui.description.textContent, "error");
   }
 }
 
@@ -167,6 +281,7 @@ function describeFixture() {
   ui.description.textContent = fixture ? firstSentence(fixture.description) : "";
   ui.description.title = fixture?.description ?? "";
   ui.pipeline.checked = fixture?.pipeline ?? false;
+  pipelineByUser = false;
 }
 
 /**
@@ -179,21 +294,19 @@ async function stream(body, title, { path = "/", watch = false } = {}) {
   const model = new RunModel({ runId: body.runId ?? "(observer)", title, resume: body.resume !== undefined });
   const view = timeline.addRun(model);
   const kept = keepRun(view);
+  const headers = { "content-type": "application/json", accept: "text/event-stream", ...authorization() };
+  const text = JSON.stringify(body);
+  const run = adopt(view, { threadId: body.threadId, request: sentRequest(new URL(path, location.href).href, headers, text) });
+  lookAt(run);
   const controller = new AbortController();
-  if (watch) {
-    watching = controller;
-    statePanel.reset(title);
-  } else running = controller;
+  if (watch) watching = controller;
+  else running = controller;
   setBusy(running !== undefined);
-  say(`Run ${view.number} (${title}) is streaming.`);
+  say(`Run ${view.number} (${title}) is streaming…`, "busy");
   const started = performance.now();
   try {
-    const response = await fetch(path, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...authorization() },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    const response = await fetch(path, { method: "POST", headers, body: text, signal: controller.signal });
+    run.response = receivedResponse(response);
     if (!response.ok || !response.body || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
       model.status = "refused";
       model.detail = `HTTP ${response.status}: ${errorText(await response.text())}`;
@@ -216,7 +329,7 @@ async function stream(body, title, { path = "/", watch = false } = {}) {
       }
       view.addEvent(model.add(event, performance.now() - started));
       filters.noteType(event);
-      if (watch) statePanel.apply(event);
+      if (stateShown === run) statePanel.apply(event);
       if (event.type === "CUSTOM" && event.name === SESSION_EVENT) offerAttach(event.value);
     }
     if (model.status === "streaming") {
@@ -235,8 +348,13 @@ async function stream(body, title, { path = "/", watch = false } = {}) {
     setBusy(running !== undefined);
     view.update();
     view.renderChart();
-    say(`Run ${view.number} (${title}): ${model.status === "interrupt" ? "waiting for an answer" : model.status}.`);
+    const failed = ["error", "refused", "cut"].includes(model.status);
+    say(
+      `Run ${view.number} (${title}): ${model.status === "interrupt" ? "waiting for an answer" : model.status}${failed && model.detail ? `. ${model.detail}` : "."}`,
+      failed ? "error" : "info",
+    );
     if (model.status === "interrupt" && !watch) offerAnswers(model, view);
+    persist();
   }
   return model;
 }
@@ -271,6 +389,7 @@ function offerAnswers(model, view) {
     if (next.status === "refused" || ANSWER_NOT_TAKEN.has(code)) return false;
     model.status = "answered";
     view.update();
+    persist();
     return true;
   });
   view.attach(form.element);
@@ -279,14 +398,14 @@ function offerAnswers(model, view) {
 
 /**
  * The RunAgentInput this page sends for one user message, on the page's thread with the form's settings.
- * @param {string} text
+ * @param {string} text @param {boolean} pipeline
  */
-function runBody(text) {
+function runBody(text, pipeline) {
   const iacCode = {
     schemaVersion: 1,
     rosInvocationId: thread.rosInvocationId,
     cwd: ui.cwd.value,
-    ...(ui.pipeline.checked ? { runMode: "pipeline" } : {}),
+    ...(pipeline ? { runMode: "pipeline" } : {}),
     ...(ui.language.value ? { preferredLanguage: ui.language.value } : {}),
   };
   return {
@@ -303,20 +422,26 @@ function runBody(text) {
 /** @param {Record<string, any>} body @param {string} title */
 function send(body, title) {
   thread.forwardedProps = body.forwardedProps;
-  void stream(body, `${title}${ui.pipeline.checked ? " · pipeline" : ""}`);
+  const pipeline = body.forwardedProps?.iacCode?.runMode === "pipeline";
+  void stream(body, `${title}${pipeline ? " · pipeline" : ""}`);
 }
 
 ui.form.addEventListener("submit", (event) => {
   event.preventDefault();
   const name = ui.fixture.value;
   if (!name || running) return;
-  send(runBody(name), name);
+  const pipeline = pipelineByUser ? ui.pipeline.checked : (fixtures.get(name)?.pipeline ?? false);
+  send(runBody(name, pipeline), name);
+  // The tick was this run's: the next message is a chat again unless the user ticks it (Run picks the fixture's mode again).
+  ui.pipeline.checked = false;
+  pipelineByUser = false;
 });
+ui.pipeline.addEventListener("change", () => (pipelineByUser = true));
 
 function sendMessage() {
   const text = ui.message.value.trim();
   if (!text || running) return;
-  send(runBody(text), `“${text.length > 40 ? `${text.slice(0, 39)}…` : text}”`);
+  send(runBody(text, pipelineByUser && ui.pipeline.checked), `“${text.length > 40 ? `${text.slice(0, 39)}…` : text}”`);
   ui.message.value = "";
 }
 ui.sendMessage.addEventListener("click", sendMessage);
@@ -328,52 +453,93 @@ ui.message.addEventListener("keydown", (event) => {
 });
 
 ui.rawFill.addEventListener("click", () => {
-  ui.rawInput.value = JSON.stringify(runBody(ui.message.value.trim() || ui.fixture.value || "hello"), null, 2);
+  ui.rawInput.value = JSON.stringify(runBody(ui.message.value.trim() || ui.fixture.value || "hello", ui.pipeline.checked), null, 2);
   ui.rawErrors.replaceChildren();
 });
 ui.rawSend.addEventListener("click", () => {
   if (running) return;
   const { input, errors } = checkRunInput(ui.rawInput.value);
   ui.rawErrors.replaceChildren(...errors.map((error) => h("li", {}, error)));
-  if (!input) return say(`The RunAgentInput was not sent: ${errors.length} problem${errors.length > 1 ? "s" : ""}.`);
+  if (!input) return say(`The RunAgentInput was not sent: ${errors.length} problem${errors.length > 1 ? "s" : ""}.`, "error");
   // The run's thread becomes the page's, so an interrupt it ends with is answered where it was asked.
-  thread = {
+  thread = useThread({
     id: input.threadId,
     rosInvocationId: input.forwardedProps?.iacCode?.rosInvocationId ?? thread.rosInvocationId,
     forwardedProps: input.forwardedProps,
-  };
-  ui.thread.textContent = thread.id;
-  ui.attachThread.value = thread.id;
+  });
   void stream(input, "RunAgentInput");
 });
 
 ui.attach.addEventListener("click", () => {
   const threadId = ui.attachThread.value.trim();
   const executionId = ui.attachExecution.value.trim();
-  if (!threadId || !executionId || watching) return;
+  if (!threadId || !executionId) return say("Attach needs a threadId and an executionId (a run's session event fills both in).", "error");
+  if (watching) return say("An attached view is streaming: stop it before attaching another.", "error");
   void stream({ threadId }, `attached · ${executionId}`, { path: subscribePath(executionId), watch: true });
 });
+
+/** Watches a thread by its id alone, through the connect route: what the threads panel's Attach does. @param {string} threadId */
+function attachThread(threadId) {
+  if (watching) return say("An attached view is streaming: stop it before attaching another.", "error");
+  void stream({ threadId }, `attached · thread ${threadId}`, { path: connectPath(threadId), watch: true });
+}
 
 ui.stop.addEventListener("click", () => {
   running?.abort();
   watching?.abort();
 });
+// A new thread for the next runs; the runs on the page stay (to compare, save, look back at), each under its own thread.
 ui.newThread.addEventListener("click", () => {
-  thread = freshThread();
+  thread = useThread(newThread());
+  persist();
+  say(`New thread ${thread.id}: the next run starts a new conversation; the runs above stay on the page.`);
+});
+// The only way runs leave the page: on purpose, all of them, and from what a reload brings back too.
+ui.clearRuns.addEventListener("click", () => {
+  running?.abort();
+  watching?.abort();
   timeline.clear();
   forgetRuns();
-  ui.timeline.append(h("p", { class: "empty" }, "A new thread: nothing has run on it yet."));
-  ui.inspectorTitle.textContent = "Nothing selected";
-  ui.inspectorBody.textContent = "";
-  say(`New thread ${thread.id}.`);
+  pageRuns.length = 0;
+  lookingAt = inspected = stateShown = undefined;
+  ui.timeline.append(h("p", { class: "empty" }, "No runs on the page. Pick a fixture and press Run, or type a message."));
+  inspect("Nothing selected", "", undefined);
+  $("#state-panel", HTMLElement).hidden = true;
+  persist();
+  say(`Cleared the page's runs; the thread is still ${thread.id}.`);
 });
 ui.fixture.addEventListener("change", describeFixture);
 const refresh = () => loadService().catch((error) => say(`Could not reach the service: ${error}`));
 ui.token.addEventListener("change", () => {
   token = ui.token.value.trim();
   void refresh();
+
+  threadsPanel({
+    panel: ui.threadsPanel,
+    list: ui.threadsList,
+    refresh: ui.threadsRefresh,
+    headers: authorization,
+    attach: attachThread,
+    say,
+  });
+
+  // Which run the user looks at: a click or focus inside a run section, seen before the timeline's own handlers select
+  // an event there (capture), so the inspector knows whose event it shows.
+  /** @param {Event} event */
+  const runOf = (event) => {
+    const section = event.target instanceof Element ? event.target.closest("section.run") : null;
+    return pageRuns.find((run) => run.view.element === section);
+  };
+  ui.timeline.addEventListener("click", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
+  ui.timeline.addEventListener("focusin", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
+  // After them: a click in another run that selected nothing there still moves the inspector and state panel to it.
+  ui.timeline.addEventListener("click", (event) => {
+    const run = runOf(event);
+    if (run) lookAt(run);
+  });
 });
 
+restoreRuns();
 void refresh();
 
 // Keep (docs/sandbox.md): save a run, open a saved run or an A2A fixture, compare two runs.
@@ -386,4 +552,7 @@ keepControls({
   newModel: (title) => new RunModel({ runId: "(from a file)", title, resume: false }),
   headers: authorization,
   say,
+  // The same sections the timeline made: run-files.js only knows them by a narrower type.
+  adopt: (view) => lookAt(adopt(/** @type {View} */ (/** @type {unknown} */ (view)))),
+  settled: persist,
 });

@@ -139,12 +139,6 @@ export function keepRun(view) {
   };
 }
 
-/** Forgets the runs of a cleared page. */
-export function forgetRuns() {
-  kept.length = 0;
-  refreshChoices();
-}
-
 /** @type {{ a: HTMLSelectElement, b: HTMLSelectElement, compare: HTMLButtonElement } | undefined} */
 let choices;
 
@@ -159,6 +153,12 @@ function refreshChoices() {
     select.value = previous && Number(previous) < kept.length ? previous : String(Math.max(fallback, 0));
   }
   choices.compare.disabled = kept.length < 2;
+}
+
+/** Forgets the runs of a cleared page. */
+export function forgetRuns() {
+  kept.length = 0;
+  refreshChoices();
 }
 
 /**
@@ -188,6 +188,7 @@ async function replay(page, text, name, section = { turn: 0, when: undefined }) 
   const model = page.newModel(title);
   const view = page.timeline.addRun(model);
   const tools = keepRun(view);
+  page.adopt(view);
   const started = performance.now();
   try {
     const response = await fetch("/sandbox/replay", {
@@ -217,7 +218,9 @@ async function replay(page, text, name, section = { turn: 0, when: undefined }) 
     model.elapsedMs = performance.now() - started;
     view.update();
     view.renderChart();
-    page.say(`Replay of ${name}: ${model.status}.`);
+    const failed = ["error", "refused", "cut"].includes(model.status);
+    page.say(`Replay of ${name}: ${model.status}${failed && model.detail ? `. ${model.detail}` : "."}`, failed ? "error" : "info");
+    page.settled();
   }
   const next = laterTurns(text).filter((later) => later.turn === section.turn + 1);
   if (model.status === "interrupt" && next.length > 0)
@@ -247,7 +250,9 @@ async function replay(page, text, name, section = { turn: 0, when: undefined }) 
  *   timeline: { root: HTMLElement, addRun: (model: RunModel) => View & { addEvent(entry: any): void, update(): void, renderChart(): void, attach(element: HTMLElement): void } },
  *   newModel: (title: string) => RunModel,
  *   headers: () => Record<string, string>,
- *   say: (message: string) => void,
+ *   say: (message: string, tone?: "info" | "error" | "busy") => void,
+ *   adopt: (view: View) => void,
+ *   settled: () => void,
  * }} page
  */
 export function keepControls(page) {
@@ -258,16 +263,17 @@ export function keepControls(page) {
     const file = page.open.files?.[0];
     page.open.value = "";
     if (!file) return;
-    if (file.size > MAX_FILE_BYTES) return page.say(`${file.name} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not opened.`);
+    if (file.size > MAX_FILE_BYTES)
+      return page.say(`${file.name} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not opened.`, "error");
     /** @type {RunFile} */
     let content;
     try {
       content = readRunFile(await file.text());
     } catch (error) {
-      return page.say(`${file.name}: ${error instanceof Error ? error.message : error}.`);
+      return page.say(`${file.name}: ${error instanceof Error ? error.message : error}.`, "error");
     }
     if (content.kind === "fixture") {
-      page.say(`Replaying the A2A fixture ${file.name} through the service.`);
+      page.say(`Replaying the A2A fixture ${file.name} through the service…`, "busy");
       await replay(page, content.text, file.name);
       return;
     }
@@ -276,6 +282,7 @@ export function keepControls(page) {
     if (typeof started?.runId === "string") model.runId = started.runId;
     const view = page.timeline.addRun(model);
     const tools = keepRun(view);
+    page.adopt(view);
     for (const raw of content.raw) tools.received(raw);
     const offsets = offsetsOf(content.events);
     content.events.forEach((event, index) => view.addEvent(model.add(event, offsets[index] ?? 0)));
@@ -288,6 +295,7 @@ export function keepControls(page) {
     view.renderChart();
     tools.sync();
     page.say(`Opened ${file.name}: ${content.events.length} events.`);
+    page.settled();
   });
 
   page.compare.addEventListener("click", () => {
