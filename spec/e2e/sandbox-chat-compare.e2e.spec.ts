@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "@jest/globals";
 import type { Message } from "@ag-ui/core";
 import type { Page } from "playwright-core";
 import { messagesOf } from "../../lib/http/sandbox-bundle/messages-of.js";
-import { describeInBrowser, finished, openSandbox, runFixture, runSection, screenshot, type SandboxPage } from "./browser.js";
+import { describeInBrowser, expectPixel, finished, openSandbox, runFixture, runSection, screenshot, type SandboxPage } from "./browser.js";
 import { sseEvents } from "./sandbox-run-browser.js";
 
 /** What the pane shows of each message, read from the DOM: who, and the text of its parts in order. */
@@ -88,7 +88,8 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     const list = (await runSection(page, 0).locator("ol.events").boundingBox())!;
     const box = (await pane.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(list.x + list.width - 1);
-    expect(box.y).toBeLessThan(list.y + 200);
+    expect(box.y).toBeGreaterThanOrEqual(list.y);
+    expect(box.y).toBeLessThan(list.y + list.height);
     await page.locator("#timeline").evaluate((timeline) => timeline.scrollTo(0, 0));
     await screenshot(page, "sandbox-chat", true);
 
@@ -126,6 +127,94 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     expect(await text.textContent()).toBe(markup);
     expect(await opened.locator(".chat-pane img, .chat-pane b").count()).toBe(0);
     expect(await page.title()).not.toBe("owned");
+    expect(sandbox.problems).toEqual([]);
+  }, 60_000);
+
+  /** Writes `events` as a saved run and opens it; returns its run section. */
+  async function openSaved(name: string, events: unknown[], n: number) {
+    const file = path.join(dir, name);
+    writeFileSync(file, events.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    await page.setInputFiles("#open-file", file);
+    const section = runSection(page, n);
+    await section.locator(".run-title", { hasText: name }).waitFor();
+    return section;
+  }
+
+  it("compares two runs down to payloads: the tool argument that changed, and the changed word of a message", async () => {
+    const events = sseEvents(await streams[0]!) as Array<Record<string, unknown>>;
+    const edited = structuredClone(events);
+    const args = edited.find((event) => event.type === "TOOL_CALL_ARGS" && String(event.delta).includes("cn-hangzhou"))!;
+    args.delta = String(args.delta).replace("cn-hangzhou", "cn-beijing");
+    const text = [...edited].reverse().find((event) => event.type === "TEXT_MESSAGE_CONTENT" && String(event.delta).includes("saved"))!;
+    text.delta = String(text.delta).replace("saved", "wrote");
+    await openSaved("base.jsonl", events, 2);
+    await openSaved("edited.jsonl", edited, 3);
+
+    await page.selectOption("#compare-a", { label: "Run 3 · opened · base.jsonl" });
+    await page.selectOption("#compare-b", { label: "Run 4 · opened · edited.jsonl" });
+    await page.click("#compare");
+    const diff = page.locator("section.run-diff").last();
+    await expect(diff.locator(".diff-payload-summary").textContent()).resolves.toBe(
+      "1 payload field differs (tool call 1 · mcp__ros__ValidateTemplate · arguments)",
+    );
+    const payload = diff.locator(".diff-payload");
+    await expect(payload.locator("dt").allTextContents()).resolves.toEqual(["/regionId"]);
+    await expect(payload.locator("del.diff-word").allTextContents()).resolves.toEqual(["cn-hangzhou"]);
+    await expect(payload.locator("ins.diff-word").allTextContents()).resolves.toEqual(["cn-beijing"]);
+    // The message: only the word that changed is marked, on each side; the rest reads as it was.
+    const message = diff.locator(".diff-text");
+    await expect(message.locator("pre.diff-removed del.diff-word").allTextContents()).resolves.toEqual(["saved"]);
+    await expect(message.locator("pre.diff-added ins.diff-word").allTextContents()).resolves.toEqual(["wrote"]);
+    await expect(message.locator("pre.diff-added").textContent()).resolves.toMatch(/I wrote the plan as/);
+    await diff.scrollIntoViewIfNeeded();
+    await screenshot(page, "sandbox-compare-payloads", true);
+    expect(sandbox.problems).toEqual([]);
+  }, 60_000);
+
+  it("opens a pipeline step's facts from its node, with the duration its STEP_FINISHED carries", async () => {
+    await page.click("#new-thread");
+    const before = streams.length;
+    await runFixture(page, "pipeline");
+    const run = runSection(page, 0);
+    await finished(run);
+    type StepEvent = { type: string; stepName?: string; metadata?: { "iac-code"?: { step?: Record<string, unknown> } } };
+    const events = sseEvents(await streams[before]!) as StepEvent[];
+    const planFinished = events.find((event) => event.type === "STEP_FINISHED" && event.stepName === "plan")!;
+    const facts = planFinished.metadata!["iac-code"]!.step as { startedAt: string; finishedAt: string; durationMs: number };
+    // One rule: the event's duration is its finish minus its start.
+    expect(facts.durationMs).toBe(Date.parse(facts.finishedAt) - Date.parse(facts.startedAt));
+
+    await run.locator('.graph-step > .node[data-step="plan"] .node-open').click();
+    await expect(page.locator("#inspector-title").textContent()).resolves.toBe("Run 1 · step plan");
+    const body = (await page.locator("#inspector-body").textContent())!;
+    expect(body).toContain(`started: ${facts.startedAt}`);
+    expect(body).toContain(`finished: ${facts.finishedAt}`);
+    expect(body).toMatch(
+      new RegExp(`^duration: ${facts.durationMs < 1000 ? `${facts.durationMs} ms` : "[\\d.]+ s"} \\(finishedAt − startedAt`, "m"),
+    );
+    expect(body).toMatch(/^status: done$/m);
+    expect(body).toMatch(/^outcome: done$/m);
+    expect(body).toMatch(/^messages \(([1-9]\d*)\):$/m);
+    expect(await run.locator('.graph-step > .node[data-step="plan"] .node-open').getAttribute("aria-current")).toBe("true");
+    await screenshot(page, "sandbox-step-facts", true);
+    expect(sandbox.problems).toEqual([]);
+  }, 60_000);
+
+  it("draws a step paused on an answer in the waiting colour, which the legend names", async () => {
+    await page.click("#new-thread");
+    await runFixture(page, "pipeline-permission");
+    const run = runSection(page, 0);
+    await finished(run);
+    const deploy = run.locator('.graph-step > .node[data-step="deploy"]');
+    await run.locator('.graph-step > .node[data-step="deploy"].waiting').waitFor();
+    await expect(deploy.getAttribute("aria-label")).resolves.toBe("deploy: waiting for an answer");
+    const legend = run.locator(".graph-legend li");
+    await expect(legend.allTextContents()).resolves.toEqual(["pending", "running", "waiting for an answer", "done", "failed", "skipped"]);
+    const png = await screenshot(page, "sandbox-pipeline-waiting");
+    await expectPixel(png, deploy.locator(".node-status"), [0xf5, 0x9e, 0x0b]);
+    await expectPixel(png, legend.nth(2).locator(".legend-swatch"), [0xf5, 0x9e, 0x0b]);
+    await deploy.locator(".node-open").click();
+    await expect(page.locator("#inspector-body").textContent()).resolves.toMatch(/^status: running, waiting for an answer$/m);
     expect(sandbox.problems).toEqual([]);
   }, 60_000);
 });
