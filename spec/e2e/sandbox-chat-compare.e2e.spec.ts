@@ -98,8 +98,9 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     expect(sandbox.problems).toEqual([]);
   }, 60_000);
 
-  it("shows an interrupt the run waits on, and text from a run only as text", async () => {
+  it("shows an interrupt the run waits on, then the answered run's pane goes on with the conversation", async () => {
     await page.click("#new-thread");
+    const before = streams.length;
     await runFixture(page, "permission");
     await finished(runSection(page, 0));
     await runSection(page, 0).getByRole("button", { name: "Chat" }).click();
@@ -107,6 +108,23 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     await waiting.waitFor();
     expect(await waiting.locator(".chat-who").textContent()).toMatch(/^waiting for an answer · /);
 
+    const form = runSection(page, 0).locator("form.interrupts");
+    await form.getByLabel("Allow once").check();
+    await form.getByRole("button", { name: "Send answer" }).click();
+    const resumed = runSection(page, 1);
+    await finished(resumed);
+    // As an agent that ran both holds it: the first run's messages, then the answer's.
+    const asked = await messagesOf(sseEvents(await streams[before]!));
+    const answered = await messagesOf(sseEvents(await streams[before + 1]!), asked.messages);
+    expect(answered.messages[0]).toMatchObject({ role: "user", content: "permission" });
+    await resumed.getByRole("button", { name: "Chat" }).click();
+    await resumed.locator(".chat-count", { hasText: `${answered.messages.length} messages` }).waitFor();
+    expect(await paneItems(page, 1)).toEqual(expectedItems(answered.messages));
+    expect(await resumed.locator(".chat-interrupt").count()).toBe(0);
+    expect(sandbox.problems).toEqual([]);
+  }, 60_000);
+
+  it("shows text from a run only as text", async () => {
     // A saved run whose text is markup: the pane shows it as written and runs none of it.
     const markup = "<img src=x onerror=\"document.title='owned'\"><b>bold</b>";
     const file = path.join(dir, "markup.jsonl");
@@ -119,7 +137,7 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     ];
     writeFileSync(file, saved.map((event) => `${JSON.stringify(event)}\n`).join(""));
     await page.setInputFiles("#open-file", file);
-    const opened = runSection(page, 1);
+    const opened = runSection(page, 2);
     await opened.locator(".run-title", { hasText: "markup.jsonl" }).waitFor();
     await opened.getByRole("button", { name: "Chat" }).click();
     const text = opened.locator(".chat-list .chat-text");
@@ -147,11 +165,11 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     args.delta = String(args.delta).replace("cn-hangzhou", "cn-beijing");
     const text = [...edited].reverse().find((event) => event.type === "TEXT_MESSAGE_CONTENT" && String(event.delta).includes("saved"))!;
     text.delta = String(text.delta).replace("saved", "wrote");
-    await openSaved("base.jsonl", events, 2);
-    await openSaved("edited.jsonl", edited, 3);
+    await openSaved("base.jsonl", events, 3);
+    await openSaved("edited.jsonl", edited, 4);
 
-    await page.selectOption("#compare-a", { label: "Run 3 · opened · base.jsonl" });
-    await page.selectOption("#compare-b", { label: "Run 4 · opened · edited.jsonl" });
+    await page.selectOption("#compare-a", { label: "Run 4 · opened · base.jsonl" });
+    await page.selectOption("#compare-b", { label: "Run 5 · opened · edited.jsonl" });
     await page.click("#compare");
     const diff = page.locator("section.run-diff").last();
     await expect(diff.locator(".diff-payload-summary").textContent()).resolves.toBe(

@@ -28,6 +28,41 @@ export async function chatOf(events, inputMessages = []) {
   return (await loadClient()).messagesOf(events, inputMessages);
 }
 
+/** @typedef {{ element: HTMLElement, number: number, model: import("./run-model.js").RunModel }} View */
+
+/** Every run given a pane, in page order: a chat UI shows a thread's whole conversation, so a run's goes on from the runs before it. @type {View[]} */
+const runs = [];
+
+/** @param {View} view */
+const startOf = (view) => view.model.events.find((entry) => entry.event.type === "RUN_STARTED")?.event;
+
+/**
+ * The conversation before `view`'s run: the earlier runs on the page of
+ * the same thread, each folded on top of the one before, as an agent that
+ * ran them all holds it. A run seen twice (an observer's view of it, a copy
+ * opened from disk) counts once, and a cleared page's runs not at all.
+ * @param {View} view @returns {Promise<unknown[]>}
+ */
+async function conversationBefore(view) {
+  const thread = startOf(view)?.threadId;
+  if (typeof thread !== "string") return [];
+  const seen = new Set([startOf(view)?.runId]);
+  /** @type {unknown[]} */
+  let messages = [];
+  for (const earlier of runs.slice(0, runs.indexOf(view))) {
+    const start = startOf(earlier);
+    if (!earlier.element.isConnected || start?.threadId !== thread || seen.has(start.runId)) continue;
+    seen.add(start.runId);
+    messages = (
+      await chatOf(
+        earlier.model.events.map((entry) => entry.event),
+        messages,
+      )
+    ).messages;
+  }
+  return messages;
+}
+
 /** JSON tool arguments and results read better pretty-printed; anything else is shown as it came. @param {unknown} value */
 function pretty(value) {
   const text = typeof value === "string" ? value : JSON.stringify(value);
@@ -122,12 +157,14 @@ export function chatList(chat) {
 }
 
 /**
- * Gives a run a **Chat** button that shows its conversation beside its
- * events, folded again as events come while it is open (once a frame at
- * most, one fold at a time).
- * @param {{ element: HTMLElement, number: number, model: import("./run-model.js").RunModel }} view
+ * Gives a run a **Chat** button that shows its thread's conversation up to
+ * the end of this run beside its events, folded again as events come while
+ * it is open (once a frame at most, one fold at a time).
+ * @param {View} view
  */
 export function chatPane(view) {
+  // A cleared page's runs are gone from the DOM: forget them.
+  runs.splice(0, runs.length, ...runs.filter((run) => run.element.isConnected), view);
   const body = h("div", { class: "chat-body" });
   const pane = h(
     "section",
@@ -143,7 +180,7 @@ export function chatPane(view) {
     folding = true;
     const events = view.model.events.map((entry) => entry.event);
     try {
-      const chat = await chatOf(events);
+      const chat = await chatOf(events, await conversationBefore(view));
       folded = events.length;
       const counts = `${chat.messages.length} message${chat.messages.length === 1 ? "" : "s"}`;
       const count = h("p", { class: "chat-count" }, chat.pendingInterrupts.length > 0 ? `${counts} · waiting for an answer` : counts);
