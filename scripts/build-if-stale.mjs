@@ -16,6 +16,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SOURCE_DIRS = ["lib", "operators", "examples"];
 const CONFIGS = ["tsconfig.json", "tsconfig.build.json"].map((name) => path.join(ROOT, name));
 const ENTRY = path.join(ROOT, "dist", "lib", "main.js");
+/** The sandbox's browser bundle, which the build's second step makes (`bundle-sandbox.mjs`). */
+const BUNDLE = path.join(ROOT, "dist", "sandbox-vendor", "agui-client.js");
 
 function* typeScriptFiles(dir) {
   if (!existsSync(dir)) return;
@@ -32,6 +34,7 @@ const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : -Infinity);
 function staleness() {
   if (!existsSync(path.join(ROOT, "lib", "main.ts"))) return undefined;
   if (!existsSync(ENTRY)) return "dist/ has not been built";
+  if (!existsSync(BUNDLE)) return "the sandbox's client bundle has not been built";
   const entryTime = mtime(ENTRY);
   const config = CONFIGS.find((file) => mtime(file) > entryTime);
   if (config) return `${path.basename(config)} changed`;

@@ -65,6 +65,9 @@ describeWithRegistry("the packed package, installed without dev dependencies", (
     expect(existsSync(path.join(pkg, "dist", "lib", "main.js"))).toBe(true);
     expect(existsSync(path.join(pkg, "lib", "main.ts"))).toBe(false);
     expect(readFileSync(path.join(pkg, "dist", "lib", "main.js"), "utf8").startsWith("#!/usr/bin/env node")).toBe(true);
+    // The sandbox's chat pane needs the client bundled at build time; the entry it was bundled from imports a dev dependency.
+    expect(existsSync(path.join(pkg, "dist", "sandbox-vendor", "agui-client.js"))).toBe(true);
+    expect(existsSync(path.join(pkg, "dist", "lib", "http", "sandbox-bundle"))).toBe(false);
   });
 
   it("starts from its bin with no build and serves /health, /ready and a run", async () => {
@@ -83,6 +86,10 @@ describeWithRegistry("the packed package, installed without dev dependencies", (
     const { events } = await postRun(bin.url, runInput("chat", {}, { cwd: installed }));
     await expectValidRun(events);
     expect(events.at(-1)).toMatchObject({ type: "RUN_FINISHED" });
+    // The sandbox's bundle is served from the installed build.
+    const bundle = await fetch(`${bin.url}/sandbox/vendor/agui-client.js`);
+    expect(bundle.status).toBe(200);
+    expect(await bundle.text()).toMatch(/\bmessagesOf\b/);
     expect(bin.stderr()).toBe("");
   });
 

@@ -6,7 +6,9 @@
  *
  * The page draws a pipeline's graph with the service's own fold: the compiled
  * `lib/model/pipeline-graph.ts` and the two modules it imports are served at
- * `/sandbox/model/`, where the page's relative imports find them.
+ * `/sandbox/model/`, where the page's relative imports find them. Its chat
+ * pane folds messages with @ag-ui/client, bundled at build time and served
+ * at `/sandbox/vendor/`.
  */
 import { existsSync } from "node:fs";
 import os from "node:os";
@@ -32,6 +34,16 @@ function compiledModelDir(): string {
   return existsSync(path.join(beside, "pipeline-graph.js")) ? beside : path.join(PROJECT_ROOT, "dist", "lib", "model");
 }
 export const COMPILED_MODEL_DIR = compiledModelDir();
+
+/** The browser bundles `npm run build` makes (`scripts/bundle-sandbox.mjs`): @ag-ui/client's own fold, for the chat pane. */
+export const VENDOR_MODULES: readonly string[] = ["agui-client.js"];
+
+/** Where the bundles are: `dist/sandbox-vendor/`, found from the compiled route as the model is, else the last build's. */
+function vendorDir(): string {
+  const beside = fileURLToPath(new URL("../../sandbox-vendor/", import.meta.url));
+  return existsSync(path.join(beside, "agui-client.js")) ? beside : path.join(PROJECT_ROOT, "dist", "sandbox-vendor");
+}
+export const VENDOR_DIR = vendorDir();
 
 /** Only what the page is made of: the folder also holds its tsconfig, which is nobody's business. */
 const SERVED = /\.(?:html|js|css|svg)$/;
@@ -80,6 +92,8 @@ export function sandboxRoute({ kernelFixtures, authToken }: SandboxRouteOptions 
   router.use((req, _res, next) => ((req.method === "GET" || req.method === "HEAD") && SERVED.test(req.path) ? next() : next("router")));
   const model = express.static(COMPILED_MODEL_DIR, STATIC_OPTIONS);
   router.use("/model", (req, res, next) => (SHARED_MODEL_MODULES.includes(req.path.slice(1)) ? model(req, res, next) : next("router")));
+  const vendor = express.static(VENDOR_DIR, STATIC_OPTIONS);
+  router.use("/vendor", (req, res, next) => (VENDOR_MODULES.includes(req.path.slice(1)) ? vendor(req, res, next) : next("router")));
   router.use(express.static(SANDBOX_DIR, STATIC_OPTIONS));
   return router;
 }

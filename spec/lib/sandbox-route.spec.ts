@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import ts from "typescript";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { COMPILED_MODEL_DIR, SANDBOX_DIR, SHARED_MODEL_MODULES } from "../../lib/http/sandbox-route.js";
+import { COMPILED_MODEL_DIR, SANDBOX_DIR, SHARED_MODEL_MODULES, VENDOR_DIR, VENDOR_MODULES } from "../../lib/http/sandbox-route.js";
 import { MAX_FIXTURE_LIST_BYTES } from "../../lib/http/kernel-fixtures.js";
 import { listFixtures } from "../../lib/kernel/fixture-list.js";
 import { startService } from "../../lib/server.js";
@@ -83,8 +83,21 @@ describe("the sandbox route", () => {
     expect(await (await fetch(`${url}/sandbox/model/pipeline-graph.js`)).text()).toContain("export function reducePipelineGraph");
   });
 
+  it("serves the build's @ag-ui/client bundle at /sandbox/vendor/, which imports nothing", async () => {
+    for (const file of VENDOR_MODULES) {
+      const response = await fetch(`${url}/sandbox/vendor/${file}`);
+      expect([file, response.status]).toEqual([file, 200]);
+      expect(response.headers.get("content-type")).toMatch(CONTENT_TYPES[".js"]!);
+      const text = await response.text();
+      expect(text).toBe(readFileSync(path.join(VENDOR_DIR, file), "utf8"));
+      // One module, whole: the page has no package resolution, so a bare import would not load.
+      expect(text.match(/\bimport\s*[{*("]|\bfrom\s*"/g)).toBeNull();
+      expect(text).toMatch(/export\s*\{[^}]*\bmessagesOf\b/);
+    }
+  });
+
   it.each([
-    "/sandbox/tsconfig.json",
+    "/sandbox/vendor/nope.js",
     "/sandbox/nope.js",
     "/sandbox/..%2Fsandbox-route.ts",
     // jest.config.js exists, three folders up: a served extension must not open a way out.
@@ -94,6 +107,7 @@ describe("the sandbox route", () => {
     "/sandbox/model/thread-status.js",
     "/sandbox/model/pipeline-graph.js.map",
     "/sandbox/model/..%2Fhttp%2Fsandbox-route.js",
+    "/sandbox/vendor/..%2Fsandbox-vendor%2Fagui-client.js",
   ])("answers %s with the JSON 404: only the page's own files are served", async (route) => {
     const response = await fetch(`${url}${route}`);
     expect(response.status).toBe(404);

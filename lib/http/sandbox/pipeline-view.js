@@ -13,11 +13,14 @@
  * observer stream, which hands over that graph itself (its STATE_SNAPSHOT
  * and STATE_DELTA), has it adopted as it comes. What the view adds is how
  * the run ended, which the graph does not keep: a pause shows as waiting for
- * an answer, and a step still pending when the pipeline is over is drawn
- * skipped, since it never started.
+ * an answer (the step it paused in drawn in a waiting colour of its own,
+ * explained by the legend), and a step still pending when the pipeline is
+ * over is drawn skipped, since it never started. A click on a step's node
+ * shows its facts in the inspector.
  */
 import { h } from "./dom.js";
 import { PIPELINE_ACTIVITY, emptyPipelineGraph, reducePipelineGraph } from "./model/pipeline-graph.js";
+import { stepFactsText } from "./step-facts-view.js";
 
 /** @typedef {import("./model/pipeline-graph.js").PipelineGraph} PipelineGraph */
 /** @typedef {import("./model/pipeline-graph.js").StepStatus} NodeStatus */
@@ -82,32 +85,61 @@ export class RunPipeline {
   }
 }
 
-/** @param {{ id: string, status: NodeStatus, attempt: number | null }} step @param {string} label @param {string} [detail] */
-function node(step, label, detail) {
+/**
+ * What a click on a node opens: the step's facts in the inspector (`step-facts-view.js`).
+ * @typedef {(node: HTMLElement, step: StepNode, candidate: string | undefined) => void} OpenFacts
+ */
+
+/**
+ * A node: a swatch in its status's colour, its name and detail. A step
+ * paused on an answer is still running in the graph (the service's fold
+ * keeps it so) and is drawn as waiting: a colour of its own.
+ * @param {{ id: string, status: NodeStatus, attempt: number | null }} step @param {string} label @param {string | undefined} detail
+ * @param {{ waiting?: boolean, open?: () => void }} [how]
+ */
+function node(step, label, detail, { waiting = false, open } = {}) {
   const attempt = (step.attempt ?? 0) > 1 ? ` · attempt ${step.attempt}` : "";
-  return h(
-    "div",
-    {
-      class: `node status-${step.status}`,
-      role: "listitem",
-      "data-step": step.id,
-      "aria-label": `${label}: ${step.status}${attempt}`,
-    },
+  const status = waiting ? "waiting for an answer" : step.status;
+  const content = [
     h("span", { class: "node-status", "aria-hidden": "true" }),
     h(
       "span",
       { class: "node-text" },
       h("span", { class: "node-name" }, label),
-      h("span", { class: "node-detail" }, [detail, `${step.status}${attempt}`].filter(Boolean).join(" · ")),
+      h("span", { class: "node-detail" }, [detail, `${status}${attempt}`].filter(Boolean).join(" · ")),
     ),
+  ];
+  const element = h(
+    "div",
+    {
+      class: `node status-${step.status}${waiting ? " waiting" : ""}`,
+      role: "listitem",
+      "data-step": step.id,
+      "aria-label": `${label}: ${status}${attempt}`,
+    },
+    open ? null : content,
   );
+  if (open)
+    element.append(h("button", { type: "button", class: "node-open", title: "Show the step's facts", onclick: () => open() }, content));
+  return element;
 }
 
 /** A step as drawn: a step still pending when the pipeline is over never started. @param {StepNode} step @param {boolean} over */
 const drawn = (step, over) => (over && step.status === "pending" ? { ...step, status: /** @type {NodeStatus} */ ("skipped") } : step);
 
-/** @param {CandidateNode} candidate @param {boolean} over */
-function candidateColumn(candidate, over) {
+/** A step's node, which opens its facts when there is somewhere to show them. @param {StepNode} step @param {string | undefined} detail @param {RunPipeline} pipeline @param {OpenFacts | undefined} openFacts @param {string} [candidate] */
+function stepNode(step, detail, pipeline, openFacts, candidate) {
+  const shown = drawn(step, pipeline.over);
+  const waiting = pipeline.end === "waiting" && shown.status === "running";
+  /** @type {HTMLElement} */
+  let element;
+  const open = openFacts && (() => openFacts(element, shown, candidate));
+  element = node(shown, step.id, detail, { waiting, open });
+  return element;
+}
+
+/** @param {CandidateNode} candidate @param {RunPipeline} pipeline @param {OpenFacts | undefined} openFacts */
+function candidateColumn(candidate, pipeline, openFacts) {
   const name = candidate.name ?? candidate.id;
   return h(
     "div",
@@ -121,8 +153,26 @@ function candidateColumn(candidate, over) {
     h(
       "div",
       { class: "candidate-steps", role: "list" },
-      candidate.steps.map((step) => node(drawn(step, over), step.id)),
+      candidate.steps.map((step) => stepNode(step, undefined, pipeline, openFacts, name)),
     ),
+  );
+}
+
+/** What each colour means; the waiting one is the view's own (a running step paused on an answer). */
+const LEGEND = /** @type {const} */ ([
+  ["pending", "pending"],
+  ["running", "running"],
+  ["waiting", "waiting for an answer"],
+  ["done", "done"],
+  ["failed", "failed"],
+  ["skipped", "skipped"],
+]);
+
+function legend() {
+  return h(
+    "ul",
+    { class: "graph-legend", "aria-label": "Node colours" },
+    LEGEND.map(([status, text]) => h("li", {}, h("span", { class: `legend-swatch swatch-${status}`, "aria-hidden": "true" }), text)),
   );
 }
 
@@ -133,9 +183,12 @@ function stateOf(pipeline) {
   return pipeline.over ? "completed" : "running";
 }
 
-/** Draws a run's pipeline graph into `element`, redrawn whole (graphs are small). @param {HTMLElement} element @param {RunPipeline} pipeline */
-export function drawGraph(element, pipeline) {
-  const { graph, over } = pipeline;
+/**
+ * Draws a run's pipeline graph into `element`, redrawn whole (graphs are small).
+ * @param {HTMLElement} element @param {RunPipeline} pipeline @param {OpenFacts} [openFacts]
+ */
+export function drawGraph(element, pipeline, openFacts) {
+  const { graph } = pipeline;
   const caption = h(
     "p",
     { class: "graph-caption" },
@@ -151,25 +204,28 @@ export function drawGraph(element, pipeline) {
       h(
         "div",
         { class: "graph-step", role: "listitem" },
-        node(drawn(step, over), step.id, step.type || undefined),
+        stepNode(step, step.type || undefined, pipeline, openFacts),
         step.candidates.length > 0
           ? h(
               "div",
               { class: "candidates", role: "group", "aria-label": `Candidates of ${step.id}` },
-              step.candidates.map((candidate) => candidateColumn(candidate, over)),
+              step.candidates.map((candidate) => candidateColumn(candidate, pipeline, openFacts)),
             )
           : null,
       ),
     ),
   );
-  element.replaceChildren(caption, flow);
+  element.replaceChildren(caption, flow, legend());
 }
 
 /**
  * The graph of one run, shown under its span chart once a pipeline event comes.
  * It follows the run's events once a frame while the run streams (the page's
  * stream loop stays as it is), and once more when the stream is over.
- * @param {{ element: HTMLElement, model: import("./run-model.js").RunModel }} view
+ * A node opens its step's facts in the inspector, through the timeline's
+ * selection (so the node is marked as an event row or a bar is).
+ * @param {{ element: HTMLElement, model: import("./run-model.js").RunModel, number?: number,
+ *   timeline?: { select(element: Element, title: string, value: unknown): void } }} view
  */
 export function pipelineView(view) {
   const pipeline = new RunPipeline();
@@ -186,8 +242,20 @@ export function pipelineView(view) {
     for (; read < events.length; read++) changed = pipeline.add(events[read]?.event ?? {}) || changed;
     if (!changed || !pipeline.shown) return;
     panel.hidden = false;
-    drawGraph(body, pipeline);
+    drawGraph(body, pipeline, openFacts);
   };
+  /** @type {OpenFacts | undefined} */
+  const openFacts =
+    view.timeline &&
+    ((element, step, candidate) => {
+      const button = element.querySelector(".node-open") ?? element;
+      const where = candidate ? `${candidate} · ${step.id}` : step.id;
+      view.timeline?.select(
+        button,
+        `Run ${view.number ?? ""} · step ${where}`,
+        stepFactsText(step, view.model, { waiting: element.classList.contains("waiting"), candidate }),
+      );
+    });
   const follow = () => {
     // Read before syncing: the frame after the stream ends still takes its last events.
     const live = view.model.status === "streaming";

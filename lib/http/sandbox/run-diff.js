@@ -3,11 +3,14 @@
  * Two runs side by side: their events aligned by type (and CUSTOM name or
  * pipeline `eventType`), so an event one run has and the other lacks, or
  * one that moved, stands out; then the text each message streamed, message
- * by message, where it differs. Ids, run ids and timestamps differ between
- * any two runs and say nothing, so they are left out of the comparison.
+ * by message, where it differs, with the words that changed marked; then
+ * the payloads (tool arguments and results, state) field by field
+ * (`payload-diff.js`). Ids, run ids and timestamps differ between any two
+ * runs and say nothing, so they are left out of the comparison.
  */
 import { h } from "./dom.js";
 import { subtype } from "./event-text.js";
+import { payloadChanges, payloadView, wordDiff, wordSide } from "./payload-diff.js";
 
 /** @typedef {{ events: { event: Record<string, any> }[], title: string }} Comparable */
 /** @typedef {{ op: "same" | "removed" | "added", a?: number, b?: number, label: string }} DiffRow */
@@ -102,7 +105,8 @@ export function diffRuns(a, b) {
       texts.push({ index, a: left?.text, b: right?.text, labelA: left?.label ?? "", labelB: right?.label ?? "" });
   }
   const count = (/** @type {DiffRow["op"]} */ op) => rows.filter((row) => row.op === op).length;
-  return { rows, texts, same: count("same"), removed: count("removed"), added: count("added") };
+  const payloads = payloadChanges(a, b);
+  return { rows, texts, payloads, same: count("same"), removed: count("removed"), added: count("added") };
 }
 
 /**
@@ -116,6 +120,11 @@ export function diffView(a, b, nameA, nameB) {
   const summary = identical
     ? `Same event types in the same order, and the same text (${diff.same} events).`
     : `${diff.same} events alike · ${diff.removed} only in ${nameA} · ${diff.added} only in ${nameB} · ${diff.texts.length === 1 ? "1 message text differs" : `${diff.texts.length} message texts differ`}`;
+  const fields = diff.payloads.reduce((sum, group) => sum + group.changes.length, 0);
+  const payloadSummary =
+    fields === 0
+      ? "Tool arguments, results and state alike."
+      : `${fields === 1 ? "1 payload field differs" : `${fields} payload fields differ`} (${diff.payloads.map((group) => group.label).join("; ")})`;
   /** @type {HTMLElement[]} */
   const lines = [];
   let folded = 0;
@@ -145,6 +154,7 @@ export function diffView(a, b, nameA, nameB) {
     { class: "run-diff", "aria-label": `Difference between ${nameA} and ${nameB}` },
     h("h2", {}, `${nameA} ↔ ${nameB}`),
     h("p", { class: "diff-summary" }, summary),
+    h("p", { class: "diff-payload-summary" }, payloadSummary),
     identical ? null : h("ol", { class: "diff-events", "aria-label": "Event types, aligned" }, lines),
     diff.texts.length === 0
       ? null
@@ -152,15 +162,26 @@ export function diffView(a, b, nameA, nameB) {
           "div",
           { class: "diff-texts" },
           h("h3", {}, "Message text"),
-          diff.texts.map((change) =>
-            h(
+          diff.texts.map((change) => {
+            // The changed words marked on each side; a message only one run has is all change.
+            const ops = wordDiff(change.a ?? "", change.b ?? "");
+            return h(
               "div",
               { class: "diff-text" },
               h("p", { class: "diff-text-head" }, `message ${change.index + 1} (${change.labelA || change.labelB})`),
-              h("pre", { class: "diff-removed" }, change.a === undefined ? `(no such message in ${nameA})` : `− ${change.a}`),
-              h("pre", { class: "diff-added" }, change.b === undefined ? `(no such message in ${nameB})` : `+ ${change.b}`),
-            ),
-          ),
+              h(
+                "pre",
+                { class: "diff-removed" },
+                change.a === undefined ? `(no such message in ${nameA})` : ["− ", ...wordSide(ops, "removed")],
+              ),
+              h(
+                "pre",
+                { class: "diff-added" },
+                change.b === undefined ? `(no such message in ${nameB})` : ["+ ", ...wordSide(ops, "added")],
+              ),
+            );
+          }),
         ),
+    diff.payloads.length === 0 ? null : payloadView(diff.payloads, nameA, nameB),
   );
 }

@@ -9,6 +9,7 @@
  */
 import { h } from "./dom.js";
 import { errorText, sseRecords } from "./sse.js";
+import { chatPane } from "./chat-pane.js";
 import { pipelineView } from "./pipeline-view.js";
 import { diffView } from "./run-diff.js";
 
@@ -111,6 +112,7 @@ export function keepRun(view) {
   const record = { view, sse: /** @type {string[]} */ ([]) };
   kept.push(record);
   const graph = pipelineView(view);
+  chatPane(view);
   const buttons = h(
     "span",
     { class: "keep-buttons" },
