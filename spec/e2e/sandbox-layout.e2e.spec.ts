@@ -56,7 +56,11 @@ describeInBrowser("the sandbox's labels, layout, find and time axis in Chromium"
   }, 60_000);
   afterAll(() => sandbox?.close());
 
-  const newThread = () => page.click("#new-thread");
+  // A new thread on an empty page: New thread keeps the runs, Clear runs removes them, so each case counts from run 0.
+  const newThread = async () => {
+    await page.click("#new-thread");
+    await page.click("#clear-runs");
+  };
   const box = async (locator: Locator) => (await locator.boundingBox())!;
   const visibleRuns = () => page.locator("section.run:not([hidden])");
   const scrollTimelineTo = (top: number) => page.locator("#timeline").evaluate((timeline, at) => (timeline.scrollTop = at), top);
