@@ -100,6 +100,7 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
 
   it("shows an interrupt the run waits on, then the answered run's pane goes on with the conversation", async () => {
     await page.click("#new-thread");
+    await page.click("#clear-runs");
     const before = streams.length;
     await runFixture(page, "permission");
     await finished(runSection(page, 0));
@@ -191,6 +192,7 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
 
   it("opens a pipeline step's facts from its node, with the duration its STEP_FINISHED carries", async () => {
     await page.click("#new-thread");
+    await page.click("#clear-runs");
     const before = streams.length;
     await runFixture(page, "pipeline");
     const run = runSection(page, 0);
@@ -220,6 +222,7 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
 
   it("draws a step paused on an answer in the waiting colour, which the legend names", async () => {
     await page.click("#new-thread");
+    await page.click("#clear-runs");
     await runFixture(page, "pipeline-permission");
     const run = runSection(page, 0);
     await finished(run);
@@ -228,6 +231,8 @@ describeInBrowser("the sandbox's chat pane, compare and step facts in Chromium",
     await expect(deploy.getAttribute("aria-label")).resolves.toBe("deploy: waiting for an answer");
     const legend = run.locator(".graph-legend li");
     await expect(legend.allTextContents()).resolves.toEqual(["pending", "running", "waiting for an answer", "done", "failed", "skipped"]);
+    // The graph sits under the chart in the run's short, scrolling Spans box: bring the node into view first.
+    await deploy.scrollIntoViewIfNeeded();
     const png = await screenshot(page, "sandbox-pipeline-waiting");
     await expectPixel(png, deploy.locator(".node-status"), [0xf5, 0x9e, 0x0b]);
     await expectPixel(png, legend.nth(2).locator(".legend-swatch"), [0xf5, 0x9e, 0x0b]);
