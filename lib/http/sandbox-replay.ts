@@ -14,7 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { concatMap, defer, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import { concatMap, concatWith, defer, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
 import type { ReadGate } from "../a2a/body-reader.js";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
@@ -107,18 +107,32 @@ export function linesToReplay({ fixture, turn, answer }: ReplayRequest): Fixture
 }
 
 /**
+ * A recorded drop (line `line` of the turn's section, 1-based), as the
+ * run's end: a live run re-attaches to the kernel's task past it
+ * (`run.ts`, `followDropsOf`) and gets what the kernel published
+ * meanwhile, which a replay, with no kernel, cannot. Ending with the
+ * reason beats the chain's "stream ended while working", which tells a
+ * person nothing about a recording.
+ */
+function droppedStream(line: number, turn: number, rest: number): AguiError {
+  return new AguiError("A2A_UNAVAILABLE", { reason: "replayDrop", line, turn, rest });
+}
+
+/**
  * The section's lines as the kernel's stream would bring them: each frame
  * after its delay, an error line as the kernel's JSON-RPC error, a drop as
- * the end of the stream.
+ * the end of the stream, told as such (`droppedStream`).
  */
 export function replayedFrames(
   lines: readonly FixtureLine[],
   timeScale: number,
   ids: { taskId: string; contextId: string },
   gate?: ReadGate,
+  turn = 0,
 ): Observable<JsonRpcResult> {
   const cut = lines.findIndex((line) => line.drop === true);
   const played = cut < 0 ? lines : lines.slice(0, cut);
+  const afterPlayed = cut < 0 ? EMPTY : throwError(() => droppedStream(cut + 1, turn, lines.length - cut - 1));
   // As a kernel's stream is read: each line waits while the client is behind, so what it has not taken stays here, unplayed.
   const whenClientReady = (line: FixtureLine) =>
     defer(() => {
@@ -137,6 +151,7 @@ export function replayedFrames(
         }),
       );
     }),
+    concatWith(afterPlayed),
   );
 }
 
@@ -157,7 +172,7 @@ function replay(req: Request, res: Response, { heartbeatMs, clientStallS, sse }:
   const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
   const describe = (error: AguiError) => describeError(error, language);
   const gate = new FlowGate();
-  const items$ = replayedFrames(lines, request.timeScale, ids, gate).pipe(
+  const items$ = replayedFrames(lines, request.timeScale, ids, gate, request.turn).pipe(
     framesToSignals(),
     runPipeline(
       freshRunSetup(
