@@ -39,7 +39,15 @@ import type { SseSinkOptions } from "./sse-sink.js";
 export interface AppDependencies {
   config: Pick<
     Config,
-    "authToken" | "heartbeatMs" | "clientStallS" | "host" | "allowedHosts" | "allowedOrigins" | "bodyTimeoutS" | "sandbox"
+    | "authToken"
+    | "heartbeatMs"
+    | "clientStallS"
+    | "host"
+    | "allowedHosts"
+    | "allowedOrigins"
+    | "bodyTimeoutS"
+    | "sandbox"
+    | "sandboxMaxReplays"
   >;
   /** The run lifecycle (see `runs/runs.ts`): every route that starts, watches or cancels a run calls it. */
   runs: Runs;
@@ -99,7 +107,13 @@ export function createApp({
     // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
     app.use(
       "/sandbox",
-      sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+      sandboxReplayRoute({
+        authToken: config.authToken,
+        heartbeatMs: config.heartbeatMs,
+        clientStallS: config.clientStallS,
+        maxReplays: config.sandboxMaxReplays,
+        sse,
+      }),
     );
   }
   app.use(bearerAuth(config.authToken));

@@ -29,6 +29,7 @@ import { bearerAuth } from "./auth.js";
 import { jsonBody } from "./json-body.js";
 import { requestLanguage } from "./request-language.js";
 import { FlowGate } from "../runs/flow-gate.js";
+import { ReplaySlots } from "./replay-slots.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 /** Recordings of long pipeline runs come to a few MiB; the cap keeps one upload from holding much more. */
@@ -53,6 +54,8 @@ export interface SandboxReplayOptions {
   heartbeatMs: number;
   /** How long a client may take nothing before it counts as gone (`IAC_CODE_AGUI_CLIENT_STALL_S`); the sink's default without it. */
   clientStallS?: number;
+  /** Replays going at once (`IAC_CODE_AGUI_SANDBOX_MAX_REPLAYS`); `DEFAULT_SANDBOX_MAX_REPLAYS` without it. */
+  maxReplays?: number | undefined;
   /** The SSE sink's high-water mark, and a look at its pressure, as runs have them (see `sse-sink.ts`). */
   sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
 }
@@ -200,6 +203,16 @@ export function sandboxReplayRoute(options: SandboxReplayOptions): express.Route
       next(error);
     }
   };
-  router.post("/replay", bearerAuth(options.authToken), jsonBody(MAX_REPLAY_BODY_BYTES), handle);
+  // The slot is taken before the body is read (an upload is most of what a replay holds) and kept until the connection closes.
+  const slots = new ReplaySlots(options.maxReplays);
+  const takeSlot: RequestHandler = (_req, res, next) => {
+    try {
+      res.once("close", slots.take());
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  router.post("/replay", bearerAuth(options.authToken), takeSlot, jsonBody(MAX_REPLAY_BODY_BYTES), handle);
   return router;
 }
