@@ -34,7 +34,9 @@
  * (up to about 1.4 MB on Linux) per `stallMs` would still look idle, so on
  * Linux the sink also reads what the system holds unacknowledged for the
  * connection (`system-send-queue.ts`): it shrinks each time the client's
- * system opens its window again, about every 64 KiB the reader takes.
+ * system opens its window again, every 64 KiB to a few hundred KiB the
+ * reader takes (the step grows with the client's receive buffer), so
+ * what still looks idle is a reader slower than that step per `stallMs`.
  *
  * The records of one tick go out as one write on the next tick, or as soon
  * as they pass 64 KiB: one kernel chunk often yields many events, and each

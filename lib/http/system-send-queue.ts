@@ -6,7 +6,8 @@
  * writer only once a third of its send buffer (up to about 1.4 MB) is
  * free; what a slow reader takes meanwhile shows only here, as this queue
  * shrinks each time the client's system opens its window again (after the
- * reader took about one segment, 64 KiB on loopback).
+ * reader took one segment, 64 KiB on loopback, up to a sixteenth of its
+ * receive buffer: a few hundred KiB once that buffer grew).
  *
  * Read for every connection at once and kept briefly, so many connections
  * watched at once cost one read of each table per `MAX_AGE_MS`. Elsewhere
