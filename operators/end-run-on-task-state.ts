@@ -7,7 +7,7 @@
  *   inputs not yet answered     → run-end with those inputs (an interrupt), at any state
  *   completed, input-required   → run-end (success)
  *   canceled                    → run-end CANCELLED
- *   failed, rejected, auth-req. → run-end A2A_EXECUTION_FAILED
+ *   failed, rejected, auth-req. → run-end A2A_EXECUTION_FAILED (detail: the status message's text)
  *   stream ends while working   → run-end A2A_EXECUTION_FAILED (kernel not settled)
  *   upstream error              → run-end with that error (kernel not settled)
  *   a run-end from the source   → passed on as the end
@@ -16,18 +16,22 @@
  *   -s-w-|         → -s-w-(E|)
  */
 import { Observable, type OperatorFunction } from "rxjs";
-import { AguiError, toAguiError } from "../lib/errors.js";
+import { AguiError, toAguiError, type MessageParams } from "../lib/errors.js";
 import { operate } from "../lib/rx/operate.js";
 import type { KernelInput, KernelSignal, TaskStateName } from "../lib/model/kernel-signal.js";
 
 const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
 const FAILURE_STATES = new Set<TaskStateName>(["failed", "rejected", "auth-required"]);
 
-function endFor(state: TaskStateName): KernelSignal | undefined {
+/** A kernel's reason is its own words, shown as the RUN_ERROR's detail: bounded as the kernel's JSON-RPC messages are. */
+const MAX_REASON_CHARS = 500;
+
+function endFor(state: TaskStateName, reason: string | undefined): KernelSignal | undefined {
   if (SUCCESS_STATES.has(state)) return { kind: "run-end", error: undefined, kernelSettled: true };
   if (state === "canceled") return { kind: "run-end", error: new AguiError("CANCELLED"), kernelSettled: true };
   if (FAILURE_STATES.has(state)) {
-    return { kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state }), kernelSettled: true };
+    const params: MessageParams = reason === undefined ? { state } : { state, detail: reason.slice(0, MAX_REASON_CHARS) };
+    return { kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", params), kernelSettled: true };
   }
   return undefined;
 }
@@ -59,7 +63,7 @@ export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = 
               return;
             }
             destination.next(signal);
-            const settled = signal.kind === "task-state" ? endFor(signal.state) : undefined;
+            const settled = signal.kind === "task-state" ? endFor(signal.state, signal.reason) : undefined;
             if (settled) end(settled);
           },
           error: (error: unknown) => end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),

@@ -196,7 +196,10 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   if ((state === "input-required" || state === "auth-required") && iacCode === NOTHING && asks) {
     signals.push({ kind: "inputs", inputs: [plainAgentInput({ taskId, state, prompt: statusText, messageId: statusMessageId })] });
   }
-  if (state !== undefined) signals.push({ kind: "task-state", state });
+  // A failure's status message is the kernel's reason: the run's RUN_ERROR carries it as well as the chat's text.
+  const explainsFailure = statusText !== "" && (state === "failed" || state === "rejected");
+  if (state !== undefined)
+    signals.push(explainsFailure ? { kind: "task-state", state, reason: statusText } : { kind: "task-state", state });
   return signals;
 }
 

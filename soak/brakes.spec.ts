@@ -3,7 +3,8 @@
  * over and over (`npm test` tries each once, small):
  * - a slow-headers flood past the default connection cap, with probes and
  *   runs answered all through it;
- * - sandbox replays whose clients read nothing, with the memory they cost;
+ * - sandbox replays whose clients read nothing, with the memory they cost,
+ *   and a flood of them past the cap on replays at once;
  * - questions of every size on both stores: the same outcome on each, and
  *   nothing repeated past its bound;
  * - Redis stopped at the end of run after run: never a success unstored.
@@ -57,7 +58,8 @@ describe("a slow-headers flood past the default cap", () => {
 describe("sandbox replays whose clients read nothing", () => {
   it("cost each about its upload, not its whole replay", async () => {
     let readingLast = true;
-    const service = await startService(testConfig({ a2aUrl: "http://127.0.0.1:9/" }), {
+    // Ten at once, past the default cap of replays (the flood below tries that cap): this measures what each costs.
+    const service = await startService(testConfig({ a2aUrl: "http://127.0.0.1:9/", sandboxMaxReplays: 10 }), {
       sse: { onPressure: (_unsent, reading) => (readingLast = reading) },
     });
     const line = (frame: unknown) => JSON.stringify({ delayMs: 0, frame });
@@ -107,6 +109,76 @@ describe("sandbox replays whose clients read nothing", () => {
       expect(grownMiB).toBeLessThan(400);
     } finally {
       for (const response of responses) response.destroy();
+      await service.close();
+    }
+  });
+});
+
+describe("a flood of sandbox replays", () => {
+  /**
+   * Each asks `Expect: 100-continue` and sends no body: a request given a
+   * slot waits for its body and is answered nothing more, one refused is
+   * answered 429 after the `100 Continue`, however fast the replays that
+   * play would have ended. `status` is the answer's final status, once it has one.
+   */
+  const holdOrRefuse = (port: number) => {
+    const socket = connect(port, "127.0.0.1");
+    const request = { socket, status: undefined as number | undefined };
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      const final = /HTTP\/1\.1 ([2-5]\d\d) /.exec(received);
+      if (final) request.status = Number(final[1]);
+    });
+    socket.on("error", () => undefined);
+    socket.write(
+      [
+        "POST /sandbox/replay HTTP/1.1",
+        `Host: 127.0.0.1:${port}`,
+        "Content-Type: application/json",
+        "Content-Length: 100000",
+        "Expect: 100-continue",
+        "",
+        "",
+      ].join("\r\n"),
+    );
+    return request;
+  };
+
+  it("holds at most the cap at once, refuses the rest with 429, gives slots back, and answers the probes all through", async () => {
+    const service = await startService(testConfig({ a2aUrl: "http://127.0.0.1:9/" }));
+    const port = Number(new URL(service.url).port);
+    const sockets: Socket[] = [];
+    const replay = () =>
+      fetch(`${service.url}/sandbox/replay`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          fixture:
+            '{"delayMs": 0, "frame": {"task": {"id": "${taskId}", "contextId": "${contextId}", "status": {"state": "TASK_STATE_COMPLETED"}}}}',
+        }),
+      });
+    // Once the service has seen every holder go, a replay plays again.
+    const untilReplayPlays = async () => {
+      let status = (await replay()).status;
+      for (let tries = 0; status !== 200 && tries < 200; tries++) status = (await replay()).status;
+      expect(status).toBe(200);
+    };
+    try {
+      for (let round = 0; round < 20; round++) {
+        await untilReplayPlays();
+        const requests = Array.from({ length: 50 }, () => holdOrRefuse(port));
+        sockets.push(...requests.map((request) => request.socket));
+        // All slots were free: 4 are held, and the 46 others are refused.
+        await waitFor(() => requests.filter((request) => request.status === 429).length === 46, 30_000);
+        expect(requests.filter((request) => request.status === undefined)).toHaveLength(4);
+        // Liveness (readiness asks a kernel, and a replay needs none: this service has none to reach).
+        expect((await fetch(`${service.url}/health`)).status).toBe(200);
+        for (const request of requests) request.socket.destroy();
+      }
+      await untilReplayPlays();
+    } finally {
+      for (const socket of sockets) socket.destroy();
       await service.close();
     }
   });

@@ -1,7 +1,8 @@
 /**
  * `npm run soak`: issue 24's cases on runs and the kernel edge, at a scale
  * `npm test` does not try: handoff runs whose clients leave at random
- * moments, slow readers side by side, silent kernels, frames outside their
+ * moments, slow readers side by side (some slower than what wakes the
+ * service's socket), silent kernels, frames outside their
  * JSON-RPC envelope, a kernel flooding its output, and bodies of a million
  * values. Each ends with the service still answering its probes.
  */
@@ -104,6 +105,51 @@ describe("slow but steady readers side by side", () => {
         const chunk = (response.read(5 * 1024) ?? response.read()) as Buffer | null;
         if (chunk) chunks.push(chunk);
       }, 10);
+      await new Promise<void>((resolve) => response.once("close", resolve));
+      clearInterval(ticks);
+      return { complete: response.complete, events: await parseSse(Buffer.concat(chunks).toString("utf8")) };
+    };
+    const readers = await Promise.all(Array.from({ length: 4 }, readSlowly));
+    for (const { complete, events } of readers) {
+      expect(complete).toBe(true);
+      await expectValidRun(events);
+      expect(events.at(-1)?.type).toBe(EventType.RUN_FINISHED);
+    }
+    expect(kernel.cancelled).toEqual([]);
+  });
+});
+
+describe("slow steady readers below what wakes the socket", () => {
+  let kernel: BurstKernel;
+  let service: RunningService;
+  beforeAll(async () => {
+    kernel = await startBurstKernel();
+    service = await startService(testConfig({ a2aUrl: kernel.url, clientStallS: 2 }));
+  });
+  afterAll(async () => {
+    await service.close();
+    await kernel.close();
+  });
+
+  // A third of a 4 MiB send buffer per 2 s stall limit is about 700 KB/s: these read about 330 KB/s. (The client's
+  // system opens its window in steps of up to a few hundred KiB once its buffer grew: slower still, a 2 s limit is short.)
+  it("each gets its whole 8 MB tool result at about 330 KB/s with a 2 s stall limit, none dropped", async () => {
+    const readSlowly = async () => {
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const { hostname, port } = new URL(service.url);
+        const request = http.request(
+          { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json" } },
+          resolve,
+        );
+        request.on("error", reject);
+        request.end(JSON.stringify(runInput(JSON.stringify({ toolResultBytes: 8 * 1024 * 1024 }))));
+      });
+      response.pause();
+      const chunks: Buffer[] = [];
+      const ticks = setInterval(() => {
+        const chunk = (response.read(32 * 1024) ?? response.read()) as Buffer | null;
+        if (chunk) chunks.push(chunk);
+      }, 100);
       await new Promise<void>((resolve) => response.once("close", resolve));
       clearInterval(ticks);
       return { complete: response.complete, events: await parseSse(Buffer.concat(chunks).toString("utf8")) };

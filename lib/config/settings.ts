@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_KERNEL_RESPONSE_BYTES,
 } from "../a2a/limits.js";
 import { DIALECT_SETTINGS } from "../a2a/dialect.js";
+import { DEFAULT_SANDBOX_MAX_REPLAYS } from "../http/replay-slots.js";
 import { DEFAULT_HISTORY_BUDGET_BYTES, DEFAULT_HISTORY_PROCESS_BUDGET_BYTES } from "../a2a/history-budget.js";
 import { LOG_LEVELS, DEFAULT_LOG_LEVEL } from "../log.js";
 import { originOf } from "../net/host-names.js";
@@ -329,6 +330,14 @@ export const SETTING_TABLE = {
     optionalInConfig: true,
     default: { applied: "on" },
     description: "Whether the sandbox page and its fixture replay are served (on, off); a production service may leave them off.",
+  }),
+  /** Sandbox replays going at once (`http/replay-slots.ts`); past it, 429 TOO_MANY_RUNS. */
+  sandboxMaxReplays: setting({
+    env: "IAC_CODE_AGUI_SANDBOX_MAX_REPLAYS",
+    parse: integer(1),
+    optionalInConfig: true,
+    default: { applied: DEFAULT_SANDBOX_MAX_REPLAYS },
+    description: "How many sandbox fixture replays (POST /sandbox/replay) go at once; past it a replay is refused with 429 TOO_MANY_RUNS.",
   }),
   // Bounded load (see `runs/run-slots.ts`): past either cap a run is refused with 429 TOO_MANY_RUNS and Retry-After.
   /** Runs going at once in this instance, resumes included; unset, no cap. */

@@ -41,7 +41,15 @@ import { threadListRoute } from "./thread-list-route.js";
 export interface AppDependencies {
   config: Pick<
     Config,
-    "authToken" | "heartbeatMs" | "clientStallS" | "host" | "allowedHosts" | "allowedOrigins" | "bodyTimeoutS" | "sandbox"
+    | "authToken"
+    | "heartbeatMs"
+    | "clientStallS"
+    | "host"
+    | "allowedHosts"
+    | "allowedOrigins"
+    | "bodyTimeoutS"
+    | "sandbox"
+    | "sandboxMaxReplays"
   >;
   /** The run lifecycle (see `runs/runs.ts`): every route that starts, watches or cancels a run calls it. */
   runs: Runs;
@@ -104,7 +112,13 @@ export function createApp({
     // Beside the page, so it goes where the sandbox goes; it asks for the token itself, as every run does.
     app.use(
       "/sandbox",
-      sandboxReplayRoute({ authToken: config.authToken, heartbeatMs: config.heartbeatMs, clientStallS: config.clientStallS, sse }),
+      sandboxReplayRoute({
+        authToken: config.authToken,
+        heartbeatMs: config.heartbeatMs,
+        clientStallS: config.clientStallS,
+        maxReplays: config.sandboxMaxReplays,
+        sse,
+      }),
     );
   }
   app.use(bearerAuth(config.authToken));

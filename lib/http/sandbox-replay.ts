@@ -14,7 +14,7 @@
  */
 import { randomUUID } from "node:crypto";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { concatMap, defer, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
+import { concatMap, concatWith, defer, EMPTY, from, map, of, throwError, timer, type Observable } from "rxjs";
 import type { ReadGate } from "../a2a/body-reader.js";
 import { executionFailed, MAX_KERNEL_JSON_DEPTH } from "../a2a/rpc-errors.js";
 import type { JsonRpcResult } from "../a2a/client.js";
@@ -29,6 +29,7 @@ import { bearerAuth } from "./auth.js";
 import { jsonBody } from "./json-body.js";
 import { requestLanguage } from "./request-language.js";
 import { FlowGate } from "../runs/flow-gate.js";
+import { ReplaySlots } from "./replay-slots.js";
 import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 /** Recordings of long pipeline runs come to a few MiB; the cap keeps one upload from holding much more. */
@@ -53,6 +54,8 @@ export interface SandboxReplayOptions {
   heartbeatMs: number;
   /** How long a client may take nothing before it counts as gone (`IAC_CODE_AGUI_CLIENT_STALL_S`); the sink's default without it. */
   clientStallS?: number;
+  /** Replays going at once (`IAC_CODE_AGUI_SANDBOX_MAX_REPLAYS`); `DEFAULT_SANDBOX_MAX_REPLAYS` without it. */
+  maxReplays?: number | undefined;
   /** The SSE sink's high-water mark, and a look at its pressure, as runs have them (see `sse-sink.ts`). */
   sse?: Pick<SseSinkOptions, "highWaterMark" | "onPressure">;
 }
@@ -107,18 +110,32 @@ export function linesToReplay({ fixture, turn, answer }: ReplayRequest): Fixture
 }
 
 /**
+ * A recorded drop (line `line` of the turn's section, 1-based), as the
+ * run's end: a live run re-attaches to the kernel's task past it
+ * (`run.ts`, `followDropsOf`) and gets what the kernel published
+ * meanwhile, which a replay, with no kernel, cannot. Ending with the
+ * reason beats the chain's "stream ended while working", which tells a
+ * person nothing about a recording.
+ */
+function droppedStream(line: number, turn: number, rest: number): AguiError {
+  return new AguiError("A2A_UNAVAILABLE", { reason: "replayDrop", line, turn, rest });
+}
+
+/**
  * The section's lines as the kernel's stream would bring them: each frame
  * after its delay, an error line as the kernel's JSON-RPC error, a drop as
- * the end of the stream.
+ * the end of the stream, told as such (`droppedStream`).
  */
 export function replayedFrames(
   lines: readonly FixtureLine[],
   timeScale: number,
   ids: { taskId: string; contextId: string },
   gate?: ReadGate,
+  turn = 0,
 ): Observable<JsonRpcResult> {
   const cut = lines.findIndex((line) => line.drop === true);
   const played = cut < 0 ? lines : lines.slice(0, cut);
+  const afterPlayed = cut < 0 ? EMPTY : throwError(() => droppedStream(cut + 1, turn, lines.length - cut - 1));
   // As a kernel's stream is read: each line waits while the client is behind, so what it has not taken stays here, unplayed.
   const whenClientReady = (line: FixtureLine) =>
     defer(() => {
@@ -137,6 +154,7 @@ export function replayedFrames(
         }),
       );
     }),
+    concatWith(afterPlayed),
   );
 }
 
@@ -157,7 +175,7 @@ function replay(req: Request, res: Response, { heartbeatMs, clientStallS, sse }:
   const ids = { taskId: randomUUID(), contextId: `sandbox-replay-${randomUUID()}` };
   const describe = (error: AguiError) => describeError(error, language);
   const gate = new FlowGate();
-  const items$ = replayedFrames(lines, request.timeScale, ids, gate).pipe(
+  const items$ = replayedFrames(lines, request.timeScale, ids, gate, request.turn).pipe(
     framesToSignals(),
     runPipeline(
       freshRunSetup(
@@ -185,6 +203,16 @@ export function sandboxReplayRoute(options: SandboxReplayOptions): express.Route
       next(error);
     }
   };
-  router.post("/replay", bearerAuth(options.authToken), jsonBody(MAX_REPLAY_BODY_BYTES), handle);
+  // The slot is taken before the body is read (an upload is most of what a replay holds) and kept until the connection closes.
+  const slots = new ReplaySlots(options.maxReplays);
+  const takeSlot: RequestHandler = (_req, res, next) => {
+    try {
+      res.once("close", slots.take());
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  router.post("/replay", bearerAuth(options.authToken), takeSlot, jsonBody(MAX_REPLAY_BODY_BYTES), handle);
   return router;
 }

@@ -31,8 +31,12 @@
  * handle's queue shrinks each time the system takes more of such a write
  * (it wakes the socket once about a third of its send buffer is free), and
  * that counts as taken. A client slower than that third of the send buffer
- * (up to about 1.4 MB on Linux) per `stallMs` still looks idle: the system
- * tells nothing finer.
+ * (up to about 1.4 MB on Linux) per `stallMs` would still look idle, so on
+ * Linux the sink also reads what the system holds unacknowledged for the
+ * connection (`system-send-queue.ts`): it shrinks each time the client's
+ * system opens its window again, every 64 KiB to a few hundred KiB the
+ * reader takes (the step grows with the client's receive buffer), so
+ * what still looks idle is a reader slower than that step per `stallMs`.
  *
  * The records of one tick go out as one write on the next tick, or as soon
  * as they pass 64 KiB: one kernel chunk often yields many events, and each
@@ -50,6 +54,7 @@ import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
 import type { SseItem } from "../run-pipeline.js";
 import { encodeSseEvent, SSE_ENCODING, SSE_HEARTBEAT, type EventEncoding } from "./event-encoding.js";
 import { FlowGate } from "../runs/flow-gate.js";
+import { connectionKey, systemSendQueue } from "./system-send-queue.js";
 
 /**
  * 256 KiB: a client that keeps up never leaves this much unsent (the
@@ -161,12 +166,20 @@ export function pipeToSse(
   let progressAt = 0;
   let takenAtProgress = 0;
   let queuedAtLastCheck = 0;
+  // The connection's name in the system's tables, once: what the system took shows there first (`system-send-queue.ts`).
+  let connection: string | undefined | null = null;
+  const inSystem = () => {
+    if (connection === null) connection = res.socket ? connectionKey(res.socket) : undefined;
+    return connection === undefined ? undefined : systemSendQueue(connection);
+  };
+  let inSystemAtLastCheck: number | undefined;
   const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
   const watchForStall = () => {
     if (stallTimer !== undefined) return;
     progressAt = Date.now();
     takenAtProgress = taken();
     queuedAtLastCheck = queuedInHandle(res);
+    inSystemAtLastCheck = inSystem();
     armStallCheck();
   };
   // Unref'd: watching a client must not keep the process alive.
@@ -186,7 +199,11 @@ export function pipeToSse(
     const queued = queuedInHandle(res);
     const tookPart = queued < queuedAtLastCheck;
     queuedAtLastCheck = queued;
-    if (taken() > takenAtProgress || tookPart) {
+    // The client's system acknowledged more than was written since: a slow reader, reading, below what wakes the socket.
+    const unacknowledged = inSystem();
+    const systemTook = unacknowledged !== undefined && inSystemAtLastCheck !== undefined && unacknowledged < inSystemAtLastCheck;
+    inSystemAtLastCheck = unacknowledged;
+    if (taken() > takenAtProgress || tookPart || systemTook) {
       takenAtProgress = taken();
       progressAt = Date.now();
     } else if (Date.now() - progressAt >= stallMs) {

@@ -216,7 +216,13 @@ export class ReplayExecutor implements AgentExecutor {
     const scripted = this.options.script?.(turn);
     if (scripted) return scripted;
     const { fixturesDir } = this.options;
-    const name = this.fixtureNames.get(turn.taskId) ?? selectFixture(turn.text, await listFixtures(fixturesDir));
+    let name = this.fixtureNames.get(turn.taskId);
+    if (name === undefined) {
+      const available = await listFixtures(fixturesDir);
+      name = selectFixture(turn.text, available);
+      // Free text in front of a folder without the default fixture (a recordings folder): say so, not ENOENT in a log.
+      if (!available.includes(name)) return noFixtureReply(name, available);
+    }
     this.fixtureNames.set(turn.taskId, name);
     if (!this.toolIdSuffixes.has(turn.taskId)) this.toolIdSuffixes.set(turn.taskId, this.fixturePlays.next(turn.contextId, name));
     const section = sectionFor(await loadFixture(fixturesDir, name), turn.turnIndex, turn.answer);
@@ -289,6 +295,26 @@ export class ReplayExecutor implements AgentExecutor {
 }
 
 const idsAsTask = (ids: LiveIds) => ({ id: ids.taskId, contextId: ids.contextId });
+
+/** At most this many fixture names are listed in a reply: a recordings folder may hold hundreds. */
+const MAX_NAMES_LISTED = 20;
+
+/**
+ * A message that names no fixture, in front of a folder without `fallback`
+ * (`chat` by default: a recorder's folder has none): the task fails with a
+ * status message that says why and what the folder has, which the service
+ * shows as the RUN_ERROR's detail.
+ */
+export function noFixtureReply(fallback: string, available: readonly string[]): FixtureLine[] {
+  const listed = available.slice(0, MAX_NAMES_LISTED).join(", ");
+  const more = available.length > MAX_NAMES_LISTED ? ` and ${available.length - MAX_NAMES_LISTED} more` : "";
+  const has = available.length === 0 ? "it has no fixtures at all" : `it has: ${listed}${more}`;
+  const text =
+    `No fixture for this text: a message that is not a fixture name plays \`${fallback}\`, and the demo kernel's ` +
+    `fixtures folder has no ${fallback}.jsonl (${has}). Send one of those names, or add ${fallback}.jsonl.`;
+  const message = { messageId: "${taskId}-error", role: "ROLE_AGENT", parts: [{ text }], taskId: "${taskId}", contextId: "${contextId}" };
+  return [{ delayMs: 0, frame: { statusUpdate: { status: { state: "TASK_STATE_FAILED", message } } } }];
+}
 
 /** A turn the fixture has no section for: a short answer, and the task completes. */
 export function noSectionReply(fixture: string, turnIndex: number): FixtureLine[] {

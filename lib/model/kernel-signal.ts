@@ -76,7 +76,8 @@ export type KernelSignal =
   | { kind: "artifact"; artifact: Record<string, unknown> }
   /** The data parts of a message from an agent without iac-code metadata, not tool calls: the A2A message with those parts only. */
   | { kind: "message-data"; message: Record<string, unknown> }
-  | { kind: "task-state"; state: TaskStateName }
+  /** `reason`: the text of the status message that carried the state, when it had one (a failed task's explanation). */
+  | { kind: "task-state"; state: TaskStateName; reason?: string }
   /** The kernel waits for input (`input` / `pendingPermissions`): the run pauses at an interrupt. */
   | { kind: "inputs"; inputs: KernelInput[] }
   /**

@@ -33,11 +33,15 @@ export function shortId(taskId: string | undefined): string {
   return short === "" ? `x${randomBytes(4).toString("hex")}` : short;
 }
 
-/** `20250314-093012-1a2b3c4d`: the UTC time the task's first run started, then the short task id. */
-export function recordingName(startedAt: Date, taskId: string | undefined): string {
+/**
+ * `20250314-093012-1a2b3c4d-permission-deploy-the-vpc`: the UTC time the
+ * task's first run started, the short task id, then what the run was
+ * (`recording-slug.ts`), when there is anything to say.
+ */
+export function recordingName(startedAt: Date, taskId: string | undefined, slug = ""): string {
   const iso = startedAt.toISOString(); // 2025-03-14T09:30:12.345Z
   const stamp = `${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}`;
-  return `${stamp}-${shortId(taskId)}`;
+  return slug === "" ? `${stamp}-${shortId(taskId)}` : `${stamp}-${shortId(taskId)}-${slug}`;
 }
 
 /** A name not taken in `dir` yet: `name`, else `name-2`, `name-3`, … */
@@ -54,7 +58,8 @@ export async function freeName(dir: string, name: string): Promise<string> {
  */
 export async function findRecording(dir: string, taskId: string): Promise<string | undefined> {
   const short = shortId(taskId);
-  const pattern = new RegExp(`^\\d{8}-\\d{6}-${short}(?:-\\d+)?\\${RECORDING_EXTENSION}$`);
+  // After the short id: a slug (`[a-z0-9-]`), a `-N` of a taken name, or both.
+  const pattern = new RegExp(`^\\d{8}-\\d{6}-${short}(?:-[a-z0-9-]+)?\\${RECORDING_EXTENSION}$`);
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => pattern.test(name)).sort();
   const newest = names.at(-1);
   return newest === undefined ? undefined : path.join(dir, newest);

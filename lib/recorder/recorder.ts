@@ -34,6 +34,7 @@ import {
 } from "./fixture-file.js";
 import { withPlaceholders } from "../fixtures/placeholders.js";
 import { redact, redactString, secretsIn } from "./redact.js";
+import { recordingSlug, traitsOfFrame, type RunTrait } from "./recording-slug.js";
 import { isJsonObject, isNonEmptyString, nonEmptyString } from "../model/json.js";
 
 export interface RecorderOptions extends WriteHooks {
@@ -150,6 +151,8 @@ class CallRecording {
   lineCount = 0;
   /** The JSON-RPC code of an error that came before any frame: the call was refused, no turn ran. */
   refusedWith: number | undefined;
+  /** What the stream showed the run did, for the file's name. */
+  readonly traits = new Set<RunTrait>();
   #bytes = 0;
   #ended = false;
 
@@ -190,12 +193,14 @@ class CallRecording {
     this.taskId ??= ids.taskId;
     this.contextId ??= ids.contextId;
     this.#push({ delayMs: this.#delay(), frame: withoutUserContent(frame) });
+    for (const trait of traitsOfFrame(frame)) this.traits.add(trait);
   }
 
   error(error: unknown): void {
     this.#ended = true;
     const rpc = error instanceof AguiError ? rpcErrorOf(error) : undefined;
     if (rpc) {
+      this.traits.add("error");
       if (this.lineCount === 0) this.refusedWith = rpc.code;
       this.#push({
         delayMs: this.#delay(),
@@ -223,6 +228,11 @@ class CallRecording {
     const text = this.request.text;
     const cut = text.length > FIRST_TEXT_CHARS ? `${text.slice(0, FIRST_TEXT_CHARS)}…` : text;
     return JSON.stringify(redactString(cut, this.secrets));
+  }
+
+  /** The words a file's name ends with: what the run did, then the first message's first words, credentials out. */
+  slug(): string {
+    return recordingSlug(this.traits, redactString(this.request.text.slice(0, 200), this.secrets));
   }
 
   /** The `when` of this turn's marker; dropped if it would carry a credential. */
@@ -332,7 +342,7 @@ export class Recorder {
   }
 
   async #writeFirstTurn(call: CallRecording): Promise<void> {
-    const name = await freeName(this.#dir, recordingName(new Date(call.startedAt), call.taskId));
+    const name = await freeName(this.#dir, recordingName(new Date(call.startedAt), call.taskId, call.slug()));
     const file = path.join(this.#dir, name + RECORDING_EXTENSION);
     await writeAtomically(file, [...this.#header(call, name), ...call.lines].join("\n") + "\n", this.#hooks);
     if (call.taskId !== undefined) this.#remember(call.taskId, file);
@@ -362,7 +372,8 @@ export class Recorder {
     }
     // The task's earlier turns are not on disk (recorded before a restart elsewhere, moved, or edited
     // past parsing): this turn starts a file of its own, numbered as if it followed one turn.
-    const name = await freeName(this.#dir, recordingName(new Date(call.startedAt), taskId));
+    // An answer's words stay out of the file (see `when`), so out of its name too: what the run did only.
+    const name = await freeName(this.#dir, recordingName(new Date(call.startedAt), taskId, recordingSlug(call.traits)));
     const file = path.join(this.#dir, name + RECORDING_EXTENSION);
     const note =
       "its earlier turns were not recorded here; turn 0 is missing, so a replay of this file starts with the kernel's `nothing recorded` answer";

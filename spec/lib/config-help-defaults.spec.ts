@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { DEFAULT_KERNEL_FIRST_BYTE_TIMEOUT_S, DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "../../lib/a2a/limits.js";
+import { DEFAULT_SANDBOX_MAX_REPLAYS } from "../../lib/http/replay-slots.js";
 import { DEFAULT_THREAD_RETENTION_S } from "../../lib/state/thread-retention.js";
 import { DEFAULT_KERNEL_START_TIMEOUT_S, describedSettings, flagName, loadConfig, usage, type SettingKey } from "../../lib/config.js";
 
@@ -51,6 +52,8 @@ const APPLIED_BY_READER: Partial<Record<SettingKey, unknown>> = {
   a2aDialect: "auto",
   sandbox: "on",
   threadRetentionS: DEFAULT_THREAD_RETENTION_S,
+  // `http/sandbox-replay.ts` caps replays at this unless it is set.
+  sandboxMaxReplays: DEFAULT_SANDBOX_MAX_REPLAYS,
 };
 
 describe("--help's defaults", () => {

@@ -96,11 +96,17 @@ describe("POST / against a real A2A 1.0 kernel", () => {
     expect(text).toEqual([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_CONTENT, EventType.TEXT_MESSAGE_END]);
   });
 
-  it("ends a failed task with RUN_ERROR A2A_EXECUTION_FAILED after closing the open message", async () => {
+  it("ends a failed task with RUN_ERROR A2A_EXECUTION_FAILED, the kernel's reason as its detail, after closing the open message", async () => {
     const { events } = await postRun(harness.service.url, runInput("failing-run"));
     await expectValidRun(events);
     const last = events.at(-1);
-    expect(last).toMatchObject({ type: EventType.RUN_ERROR, code: "A2A_EXECUTION_FAILED" });
+    // The reference's sentence stays the message; the failed status message's text is the kernel's reason.
+    expect(last).toMatchObject({
+      type: EventType.RUN_ERROR,
+      code: "A2A_EXECUTION_FAILED",
+      message: "The A2A execution failed.",
+      metadata: { "iac-code": { detail: expect.stringContaining("quota exceeded (HTTP 429)") } },
+    });
     expect(types(events).slice(-2)[0]).toBe(EventType.TEXT_MESSAGE_END);
   });
 

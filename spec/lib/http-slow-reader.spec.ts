@@ -24,8 +24,12 @@ const STALL_S = 4;
 const TICK_MS = 10;
 const TICK_BYTES = 8 * 1024;
 
-/** POSTs the run and reads its answer `TICK_BYTES` per tick, never faster, until the service ends it or drops it. */
-async function readSlowly(serviceUrl: string, body: unknown): Promise<{ text: string; complete: boolean }> {
+/** POSTs the run and reads its answer `tickBytes` per tick, never faster, until the service ends it or drops it. */
+async function readSlowly(
+  serviceUrl: string,
+  body: unknown,
+  { tickMs = TICK_MS, tickBytes = TICK_BYTES } = {},
+): Promise<{ text: string; complete: boolean }> {
   const { hostname, port } = new URL(serviceUrl);
   const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
     const request = http.request(
@@ -39,9 +43,9 @@ async function readSlowly(serviceUrl: string, body: unknown): Promise<{ text: st
   response.pause();
   const chunks: Buffer[] = [];
   const ticks = setInterval(() => {
-    const chunk = (response.read(TICK_BYTES) ?? response.read()) as Buffer | null;
+    const chunk = (response.read(tickBytes) ?? response.read()) as Buffer | null;
     if (chunk) chunks.push(chunk);
-  }, TICK_MS);
+  }, tickMs);
   await new Promise<void>((resolve) => {
     response.once("end", resolve);
     response.once("close", resolve);
@@ -74,4 +78,44 @@ describe("a client that reads a large event slowly but steadily", () => {
     expect(events.find((event) => event.type === EventType.TOOL_CALL_RESULT)).toMatchObject({ content: "r".repeat(TOOL_RESULT_BYTES) });
     expect(kernel.cancelled).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * Slower still: 32 KiB per 100 ms, about 330 KB/s, so that between two
+ * wake-ups of the service's socket (a third of a send buffer of up to 4 MiB
+ * taken) more than the stall limit goes by, while the client's system opens
+ * its window again about every 64 KiB. Only what the system holds
+ * unacknowledged for the connection shows that progress (Linux).
+ */
+describe("a client that reads slower than the socket wakes its writer", () => {
+  const SLOW_STALL_S = 2;
+  const RESULT_BYTES = 10 * 1024 * 1024;
+  let kernel: BurstKernel;
+  let service: RunningService;
+  const logs = captureLogs();
+  beforeAll(async () => {
+    kernel = await startBurstKernel();
+    service = await startService(testConfig({ a2aUrl: kernel.url, clientStallS: SLOW_STALL_S }), { log: logs.logger });
+  });
+  afterAll(async () => {
+    await service.close();
+    await kernel.close();
+  });
+
+  (process.platform === "linux" ? it : it.skip)(
+    "keeps its run to the end, and its task",
+    async () => {
+      const { text, complete } = await readSlowly(service.url, runInput(JSON.stringify({ toolResultBytes: RESULT_BYTES, deltas: 3 })), {
+        tickMs: 100,
+        tickBytes: 32 * 1024,
+      });
+      expect(logs.records().filter((record) => /took nothing/.test(record.msg))).toEqual([]);
+      expect(complete).toBe(true);
+      const events = await parseSse(text);
+      await expectValidRun(events);
+      expect(events.at(-1)!.type).toBe(EventType.RUN_FINISHED);
+      expect(kernel.cancelled).toEqual([]);
+    },
+    90_000,
+  );
 });

@@ -181,7 +181,8 @@ describe("recorder: credentials", () => {
 describe("recorder: real runs recorded and replayed", () => {
   it("reasoning-tools: one 0600 file in a 0700 directory, parsed by the kernel, replays to the same AG-UI events", async () => {
     const { recordDir, recording, sections, original, replayed } = await recordAndReplay("reasoning-tools");
-    expect(recording.name).toMatch(/^\d{8}-\d{6}-[A-Za-z0-9]{1,8}$/);
+    // Time, task, then the first message's words: "reasoning-tools" is found by its name.
+    expect(recording.name).toMatch(/^\d{8}-\d{6}-[A-Za-z0-9]{1,8}-reasoning-tools$/);
     expect((await stat(recordDir)).mode & 0o777).toBe(0o700);
     expect((await stat(recording.file)).mode & 0o777).toBe(0o600);
     const [header] = recording.text.split("\n");
@@ -206,6 +207,8 @@ describe("recorder: real runs recorded and replayed", () => {
   it("permission: the resume is a turn-1 section of the same file, and interrupt + resume replay alike", async () => {
     const { recordDir, recording, sections, original, replayed, taskIds } = await recordAndReplay("permission", { decision: "allow_once" });
     expect(await recordings(recordDir)).toHaveLength(1);
+    // What the run did names it, once, though the message said it too.
+    expect(recording.name).toMatch(/^\d{8}-\d{6}-[A-Za-z0-9]{1,8}-permission$/);
     expect(sections.map(({ turn, when }: FixtureSection) => ({ turn, when }))).toEqual([
       { turn: 0, when: undefined },
       { turn: 1, when: '"decision":"allow_once"' },
@@ -481,10 +484,34 @@ describe("recorder: the stream and the file", () => {
     await lastValueFrom(recorder.record(answer, of(frames.task("TASK_STATE_INPUT_REQUIRED"), frames.status("TASK_STATE_COMPLETED"))));
     await recorder.idle();
     const [name] = await recordings(dir);
+    // Named by what the run did (nothing to say here), never by the answer's words.
+    expect(name).toMatch(/^\d{8}-\d{6}-[A-Za-z0-9]{1,8}\.jsonl$/);
     const text = await readFile(path.join(dir, name!), "utf8");
     expect(text).toContain("turn 0 is missing");
     expect(text).not.toContain("my private answer");
     expect(parseFixture(text).map(({ turn, when }) => ({ turn, when }))).toEqual([{ turn: 1, when: undefined }]);
+  });
+
+  it("names a file by what the run did and the first words of its message: safe characters, bounded, no credential", async () => {
+    const dir = await tempDir("agui-rec-unit-");
+    const recorder = new Recorder(dir, { secrets: ["sk-live-123456"] });
+    const words = "sk-live-123456 Déployez   le VPC/../../etc à Hangzhou ; 日本語 " + "and-then-some ".repeat(50);
+    const call = { message: { ...firstCall.message, parts: [{ text: words }] } };
+    const pipelineStatus: JsonRpcResult = {
+      statusUpdate: {
+        taskId: TASK_ID,
+        contextId: CONTEXT_ID,
+        status: { state: "TASK_STATE_WORKING" },
+        metadata: { iac_code: { pipeline: {} } },
+      },
+    };
+    await lastValueFrom(recorder.record(call, of(frames.task(), pipelineStatus, frames.status("TASK_STATE_FAILED", "quota"))));
+    await recorder.idle();
+    const [name] = await recordings(dir);
+    expect(name).toMatch(/^\d{8}-\d{6}-[A-Za-z0-9]{1,8}-pipeline-failed-redacted-deployez-le-vpc\.jsonl$/);
+    expect(name!.length).toBeLessThanOrEqual(15 + 1 + 8 + 1 + 40 + ".jsonl".length);
+    // A name is a fixture name: the kernel lists it, and sending it replays it.
+    expect(await listFixtures(dir)).toEqual([name!.slice(0, -".jsonl".length)]);
   });
 
   it("without a record dir the client is returned as it is; with one, other calls reach the client itself", async () => {

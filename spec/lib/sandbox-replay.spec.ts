@@ -68,6 +68,36 @@ describe("the sandbox's fixture replay", () => {
     expect(result.events.at(-1)).toMatchObject({ type: "RUN_ERROR", code: "A2A_EXECUTION_FAILED" });
   });
 
+  it("ends a recorded drop with a RUN_ERROR that says a replay has no kernel to re-attach to", async () => {
+    const result = await replay({ fixture: fixture("pipeline-drop"), timeScale: 0 });
+    await expectValidRun(result.events);
+    expect(types(result.events)).toContain("STEP_STARTED");
+    const end = result.events.at(-1);
+    expect(end).toMatchObject({ type: "RUN_ERROR", code: "A2A_UNAVAILABLE" });
+    const detail = (end as { metadata?: { "iac-code"?: { detail?: string } } }).metadata?.["iac-code"]?.detail;
+    expect(detail).toMatch(/stream dropped at line 10 of turn 0/);
+    expect(detail).toMatch(/a replay has no kernel to re-attach to/);
+    expect(detail).toMatch(/\(\d+ recorded lines after the drop were not played\)/);
+  });
+
+  it("carries a failed task's reason, its status message, into the RUN_ERROR", async () => {
+    const result = await replay(
+      { fixture: fixture("failing-run"), timeScale: 0 },
+      {
+        authorization: `Bearer ${TOKEN}`,
+        "accept-language": "de",
+      },
+    );
+    await expectValidRun(result.events);
+    expect(result.events.at(-1)).toMatchObject({
+      type: "RUN_ERROR",
+      code: "A2A_EXECUTION_FAILED",
+      message: "Die A2A-Ausführung ist fehlgeschlagen.",
+      // The kernel's own words, as it said them, whatever the request's language.
+      metadata: { "iac-code": { detail: expect.stringContaining("quota exceeded (HTTP 429)") } },
+    });
+  });
+
   it("keeps the recorded rhythm, but no pause longer than two seconds", async () => {
     const task =
       '{"delayMs": 0, "frame": {"task": {"id": "${taskId}", "contextId": "${contextId}", "status": {"state": "TASK_STATE_WORKING"}}}}';
