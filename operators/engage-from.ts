@@ -14,14 +14,14 @@
  *
  *   engages: x   a b x c |  →  a b X C |   (operator: uppercase)
  */
-import { Observable, Subject, type MonoTypeOperatorFunction } from "rxjs";
+import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
 import { operate } from "../lib/rx/operate.js";
 
 export function engageFrom<T>(engages: (item: T) => boolean, operator: MonoTypeOperatorFunction<T>): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((destination) => {
       /** What feeds `operator`, once engaged; per subscription, so a second subscription starts disengaged. */
-      let engaged: Subject<T> | undefined;
+      let engaged: Subscriber<T> | undefined;
       const upstream = operate<T, T>({
         destination,
         next: (item) => {
@@ -30,11 +30,11 @@ export function engageFrom<T>(engages: (item: T) => boolean, operator: MonoTypeO
               destination.next(item);
               return;
             }
-            engaged = new Subject<T>();
+            // The operator's own source is this subscriber's tail, fed directly (a Subject would add a loop per item).
             // Chained to `destination`: the operator's subscribers leave with it.
-            operator(engaged).subscribe(destination);
+            operator(new Observable<T>((tail) => void (engaged = tail))).subscribe(destination);
           }
-          engaged.next(item);
+          engaged!.next(item);
         },
         error: (error: unknown) => (engaged ? engaged.error(error) : destination.error(error)),
         complete: () => (engaged ? engaged.complete() : destination.complete()),
