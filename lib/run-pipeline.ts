@@ -25,7 +25,7 @@ import {
   type SchedulerLike,
 } from "rxjs";
 import { toAguiError } from "./errors.js";
-import type { KernelSignal, RunItem, SignalOf } from "./model/kernel-signal.js";
+import { isSignal, type KernelSignal, type RunItem, type SignalOf } from "./model/kernel-signal.js";
 import type { StepFacts } from "./model/step-facts.js";
 import { aggregateUsage } from "../operators/aggregate-usage.js";
 import { announceSession, type KnownSession, type SessionIdentity } from "../operators/announce-session.js";
@@ -34,6 +34,7 @@ import { closeSpans } from "../operators/close-spans.js";
 import { cumulativeTextAsDeltas } from "../operators/cumulative-text-as-deltas.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
 import { endWithRunError } from "../operators/end-with-run-error.js";
+import { engageFrom } from "../operators/engage-from.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent, type ErrorDescriber } from "../operators/finish-run.js";
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
@@ -160,12 +161,21 @@ export function unfoldPipeline(
   ports: Pick<RunPorts, "instrument"> = {},
 ): OperatorFunction<KernelSignal, RunItem> {
   const stage = stagesOf(ports);
-  return pipe(
+  const stages = pipe(
     stage("dedupePipelineEvents", dedupePipelineEvents({ cursor: setup.pipelineSequence })),
     stage("projectPipelineEvents", projectPipelineEvents({ threadId: setup.threadId })),
     stage("projectSteps", projectSteps({ durableOpen: setup.pipelineOpenSteps, observedOpen: setup.observedOpenSteps })),
   );
+  // Steps to reopen are told first, so the stages are there from the start; else they join at the first item
+  // they act on (any run may meet a pipeline envelope, contract §3), or at the run's end, which they stamp.
+  const reopensSteps = setup.pipelineOpenSteps.length > 0 || (setup.observedOpenSteps?.length ?? 0) > 0;
+  return reopensSteps ? stages : engageFrom(isPipelineItem, stages);
 }
+
+/** What the pipeline stages act on; every other item they pass as it is. */
+const isPipelineItem = (item: RunItem): boolean =>
+  isSignal(item) &&
+  (item.kind === "pipeline-event" || item.kind === "pipeline-snapshot" || item.kind === "step" || item.kind === "run-end");
 
 /** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
 export function projectToAgui(

@@ -11,8 +11,8 @@
  * A pipeline step it closes keeps its facts, with the outcome `run-ended`.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, takeWhile, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import { defer, Observable, type OperatorFunction, type Subscriber } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
 import { stepFactsFrom, stepMetadata, type StepFacts } from "../lib/model/step-facts.js";
 
 const sorted = (ids: Set<string>) => [...ids].sort();
@@ -85,13 +85,24 @@ export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
         return out;
       };
 
-      return source.pipe(
-        takeWhile((event) => !isTerminal(event), true),
-        emitEach((event) => {
-          if (isTerminal(event)) return [...closeAll(), event];
-          track(event);
-          return [event];
-        }),
-      );
+      // One subscriber, not `takeWhile` before an `emitEach`: this stage sees every event of every run.
+      return new Observable<AGUIEvent>((destination) => {
+        const upstream: Subscriber<AGUIEvent> = operate<AGUIEvent, AGUIEvent>({
+          destination,
+          next: (event) => {
+            if (!isTerminal(event)) {
+              track(event);
+              destination.next(event);
+              return;
+            }
+            for (const closing of closeAll()) destination.next(closing);
+            destination.next(event);
+            // Nothing after the terminal event: the source is left, as `takeWhile` would.
+            destination.complete();
+            upstream.unsubscribe();
+          },
+        });
+        source.subscribe(upstream);
+      });
     });
 }

@@ -31,7 +31,7 @@
  *
  *   session-bound "*" "*"  →  "*" "*"
  */
-import { defer, type OperatorFunction } from "rxjs";
+import { defer, identity, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { RunItem, SignalOf } from "../lib/model/kernel-signal.js";
 import { TextHash } from "../lib/model/text-digest.js";
@@ -47,10 +47,12 @@ const hashOf = (text: string): TextHash => {
 
 /** `sessionKnown`: the thread has a kernel session already (a resumed run of an iac-code kernel, which may not name it again). */
 export function cumulativeTextAsDeltas({ sessionKnown = false }: { sessionKnown?: boolean } = {}): OperatorFunction<RunItem, RunItem> {
+  // Not even a pass-through stage: such a run's texts are never read as cumulative.
+  if (sessionKnown) return identity;
   return (source) =>
     defer(() => {
       const messages = new Map<string, MessageTexts>();
-      let iacCodeKernel = sessionKnown;
+      let iacCodeKernel = false;
 
       /** The part of `text` the client does not have yet: "" when it only repeats the message. */
       const newPart = (messageId: string, text: string): string => {

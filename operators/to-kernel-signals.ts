@@ -65,7 +65,10 @@ const isAgentRole = (role: unknown) => role === undefined || role === "ROLE_AGEN
 
 function textOf(message: unknown): string {
   if (!isObject(message) || !Array.isArray(message.parts)) return "";
-  return message.parts.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
+  // A loop, not map and join: a status text is read on every delta, and is nearly always one part.
+  let text = "";
+  for (const part of message.parts as unknown[]) if (isObject(part) && typeof part.text === "string") text += part.text;
+  return text;
 }
 
 /** The agent turns after the last user turn of a Task's history, joined. */
@@ -246,7 +249,12 @@ export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFuncti
       return updates.pipe(
         emitEach((update, index) => {
           const skipInputs = index === 0 && update.kind === "task" && !readLeading;
-          return signalsOf(update, resolved).filter((signal) => isNews(signal) && !(skipInputs && signal.kind === "inputs"));
+          // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
+          const signals = signalsOf(update, resolved);
+          let kept = 0;
+          for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
+          signals.length = kept;
+          return signals;
         }),
       );
     });

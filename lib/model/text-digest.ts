@@ -31,6 +31,9 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 export const splitsCharacter = (text: string, index: number): boolean =>
   index > 0 && index < text.length && isHighSurrogate(text.charCodeAt(index - 1)) && isLowSurrogate(text.charCodeAt(index));
 
+/** Pending text is hashed once it is this long (UTF-16 code units). */
+const HASHED_FROM = 16 * 1024;
+
 /**
  * The digest of a text that arrives in pieces, without keeping the pieces:
  * the same as `textDigest` of their concatenation, however the text was cut.
@@ -41,19 +44,26 @@ export const splitsCharacter = (text: string, index: number): boolean =>
 export class TextHash {
   readonly #hash: Hash = createHash("sha256");
   #length = 0;
-  /** A high surrogate that ended the last piece, not hashed yet. */
-  #held = "";
+  /**
+   * What came since the last `update` of the hash: pieces are joined here
+   * and hashed a few KiB at a time, since one call into the hash costs more
+   * than a small delta's bytes. Never more than `HASHED_FROM` code units.
+   */
+  #pending = "";
 
   update(piece: string): void {
     if (piece.length === 0) return;
     this.#length += piece.length;
-    let text = this.#held === "" ? piece : this.#held + piece;
-    this.#held = "";
-    if (isHighSurrogate(text.charCodeAt(text.length - 1))) {
-      this.#held = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    if (text.length > 0) this.#hash.update(text, "utf8");
+    this.#pending += piece;
+    if (this.#pending.length >= HASHED_FROM) this.#hashPending();
+  }
+
+  /** Hashes what is pending, but a trailing high surrogate: its low half may start the next piece. */
+  #hashPending(): void {
+    const text = this.#pending;
+    const end = isHighSurrogate(text.charCodeAt(text.length - 1)) ? text.length - 1 : text.length;
+    this.#hash.update(end === text.length ? text : text.slice(0, end), "utf8");
+    this.#pending = text.slice(end);
   }
 
   /** UTF-16 code units hashed so far. */
@@ -63,8 +73,10 @@ export class TextHash {
 
   /** The SHA-256 (hex) of everything hashed so far; the hash goes on. A lone high surrogate at the end counts as U+FFFD, as in the whole text. */
   sha256(): string {
+    // Hashed first, not added to the copy alone: a caller asking after every character (a bare digest's scan) hashes each once.
+    if (this.#pending !== "") this.#hashPending();
     const hash = this.#hash.copy();
-    if (this.#held !== "") hash.update(this.#held, "utf8");
+    if (this.#pending !== "") hash.update(this.#pending, "utf8");
     return hash.digest("hex");
   }
 

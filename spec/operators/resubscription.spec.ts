@@ -35,6 +35,7 @@ import { cumulativeTextAsDeltas } from "../../operators/cumulative-text-as-delta
 import { dedupePipelineEvents } from "../../operators/dedupe-pipeline-events.js";
 import { emitEach } from "../../operators/emit-each.js";
 import { endWithRunError } from "../../operators/end-with-run-error.js";
+import { engageFrom } from "../../operators/engage-from.js";
 import { interruptToolName, interruptsAsTools } from "../../operators/interrupts-as-tools.js";
 import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { HEARTBEAT, mergeHeartbeat } from "../../operators/merge-heartbeat.js";
@@ -86,6 +87,16 @@ describe("re-subscription: an operator instance subscribed twice starts afresh e
     const numbered = emitEach((item: string, index: number) => [`${item}${index}`]);
     marbles().run(({ cold, expectObservable }) => {
       expectObservable(cold("ab|").pipe(numbered, repeat(2))).toBe("xyxy|", { x: "a0", y: "b1" });
+    });
+  });
+
+  resubscribing("engage-from", "the second subscription passes items around the operator again until one engages it", () => {
+    const numberedFromX = engageFrom(
+      (item: string) => item === "x",
+      emitEach((item: string, index: number) => [`${item}${index}`]),
+    );
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("axb|").pipe(numberedFromX, repeat(2))).toBe("ayzayz|", { a: "a", y: "x0", z: "b1" });
     });
   });
 

@@ -17,14 +17,26 @@ import { postRun, runInput, startHarness, waitFor, type Harness } from "../suppo
 let armed: { stage: string; afterItems: number } | undefined;
 const stagesSeen: string[] = [];
 
-/** `operator`, then a failure at its n-th item, or at its end if it has fewer. */
+/** An item that tells the run's end: the kernel's `run-end` signal, or the terminal AG-UI event. */
+const endsTheRun = (item: unknown) =>
+  typeof item === "object" &&
+  item !== null &&
+  (("kind" in item && item.kind === "run-end") ||
+    ("type" in item && (item.type === EventType.RUN_FINISHED || item.type === EventType.RUN_ERROR)));
+
+/**
+ * `operator`, then a failure at its n-th item, or at the item that tells
+ * the run's end if that comes first (a stage that joins a run late, as the
+ * pipeline stages join a chat run at its end, may see no other), or at its
+ * end if it has fewer.
+ */
 function failingAfter<A, B>(operator: OperatorFunction<A, B>, afterItems: number): OperatorFunction<A, B> {
   return (source) =>
     new Observable<B>((subscriber) => {
       let seen = 0;
       const fail = () => subscriber.error(new Error("stage failed on purpose"));
       return operator(source).subscribe({
-        next: (item) => (seen++ === afterItems ? fail() : subscriber.next(item)),
+        next: (item) => (seen++ === afterItems || endsTheRun(item) ? fail() : subscriber.next(item)),
         error: (error: unknown) => subscriber.error(error),
         complete: fail,
       });

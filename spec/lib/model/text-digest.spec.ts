@@ -21,6 +21,22 @@ describe("text digests", () => {
     expect(hash.sha256()).toBe(sha256("a🚀b"));
   });
 
+  it("hash a long text cut anywhere as the whole, pairs split at the points where pieces are hashed included", () => {
+    const longText = "ab🚀c".repeat(12_000);
+    for (const cut of [1, 7, 4096, 16_383, 16_384, 20_000]) {
+      const hash = new TextHash();
+      for (let at = 0; at < longText.length; at += cut) hash.update(longText.slice(at, at + cut));
+      expect(hash.digest()).toBe(`${sha256(longText)}:${longText.length}`);
+    }
+    // The first piece ends in a high surrogate exactly where the pending text is hashed.
+    const hash = new TextHash();
+    const head = `${"x".repeat(16 * 1024 - 1)}\ud83d`;
+    hash.update(head);
+    expect(hash.sha256()).toBe(sha256(head));
+    hash.update("\ude80y");
+    expect(hash.digest()).toBe(textDigest(`${"x".repeat(16 * 1024 - 1)}🚀y`));
+  });
+
   it("tell a cut inside a surrogate pair from one between characters", () => {
     expect(splitsCharacter("a🚀", 2)).toBe(true);
     expect(splitsCharacter("a🚀", 1)).toBe(false);

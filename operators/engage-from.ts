@@ -1,0 +1,44 @@
+/**
+ * Puts `operator` in the stream only from the first item it must see: until
+ * `engages(item)`, items pass around it untouched; that item and everything
+ * after it, the end included, go through `operator`, subscribed then. A run
+ * that never needs the stages (a chat run meets no pipeline envelope) thus
+ * pays nothing per item for them, while one that turns out to need them
+ * mid-run still gets them from the first item that matters.
+ *
+ * Only for an `operator` that, before its first engaging item, would have
+ * passed every item unchanged and emitted nothing of its own (no
+ * `startWith`): skipping it then changes nothing. It must also answer each
+ * item synchronously, or an item passed around it could overtake one still
+ * inside it.
+ *
+ *   engages: x   a b x c |  →  a b X C |   (operator: uppercase)
+ */
+import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
+import { operate } from "../lib/rx/operate.js";
+
+export function engageFrom<T>(engages: (item: T) => boolean, operator: MonoTypeOperatorFunction<T>): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((destination) => {
+      /** What feeds `operator`, once engaged; per subscription, so a second subscription starts disengaged. */
+      let engaged: Subscriber<T> | undefined;
+      const upstream = operate<T, T>({
+        destination,
+        next: (item) => {
+          if (engaged === undefined) {
+            if (!engages(item)) {
+              destination.next(item);
+              return;
+            }
+            // The operator's own source is this subscriber's tail, fed directly (a Subject would add a loop per item).
+            // Chained to `destination`: the operator's subscribers leave with it.
+            operator(new Observable<T>((tail) => void (engaged = tail))).subscribe(destination);
+          }
+          engaged!.next(item);
+        },
+        error: (error: unknown) => (engaged ? engaged.error(error) : destination.error(error)),
+        complete: () => (engaged ? engaged.complete() : destination.complete()),
+      });
+      source.subscribe(upstream);
+    });
+}
