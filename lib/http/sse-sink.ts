@@ -44,11 +44,12 @@
  * (writing per event cost the service about a quarter of its CPU per event
  * in `npm run bench`).
  */
-import { EventType } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import type { Response } from "express";
 import type { Observable, Subscription } from "rxjs";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { DEFAULT_CLIENT_STALL_S } from "../config.js";
+import { holdsLongString, jsonPieces, LARGE_JSON_CHARS, nextTurn } from "../a2a/large-json.js";
 import { AguiError } from "../errors.js";
 import { DEFAULT_LANGUAGE, messageFor } from "../i18n/index.js";
 import type { SseItem } from "../run-pipeline.js";
@@ -77,6 +78,19 @@ const STALL_CHECK_MS = 1000;
  */
 const FLUSH_AT_BYTES = 64 * 1024;
 const sizeBound = (record: string | Uint8Array) => (typeof record === "string" ? record.length * 3 : record.byteLength);
+/**
+ * Text deltas are most of a stream: their one string is looked at, not the whole event walked. A value no
+ * walk can finish (circular, or nested past the stack) is left to the encoder, which refuses it as usual.
+ */
+const carriesLargeString = (event: AGUIEvent): boolean => {
+  if (event.type === EventType.TEXT_MESSAGE_CONTENT) return event.delta.length >= LARGE_JSON_CHARS;
+  try {
+    return holdsLongString(event);
+  } catch {
+    return false;
+  }
+};
+
 const byteLength = (chunk: string | Uint8Array) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);
 
 /** The records of one write: joined as text, or as bytes (an encoding gives one kind or the other). */
@@ -253,9 +267,49 @@ export function pipeToSse(
     subscription?.unsubscribe();
     res.end();
   };
-  subscription = items$.subscribe({
-    next: (item) => {
+  // An SSE record with a string of a megabyte or more is written a slice at a time, the loop let go between
+  // slices: one JSON.stringify of a 15 MiB tool result held every stream of the process for tens of
+  // milliseconds. What comes after it waits its turn, and the kernel's reads wait on the gate.
+  let writingLarge = false;
+  const afterLarge: Array<() => void> = [];
+  const writeInSlices = (event: AGUIEvent) => {
+    let pieces: Generator<string, void, undefined>;
+    let first: IteratorResult<string, void>;
+    try {
+      pieces = jsonPieces(event);
+      first = pieces.next();
+    } catch (error) {
+      return failEncoding(error);
+    }
+    flush();
+    writingLarge = true;
+    const send = (piece: string) => {
+      written += Buffer.byteLength(piece);
+      res.write(piece);
+    };
+    const slices = async () => {
+      send("data: ");
+      for (let piece = first; !piece.done; piece = pieces.next()) {
+        if (dropped) return;
+        send(piece.value);
+        await nextTurn();
+      }
       if (dropped) return;
+      send("\n\n");
+      if (res.writableLength > highWaterMark) gate.pause();
+      if (res.writableLength > 0) watchForStall();
+      reportPressure();
+    };
+    void gate.hold(slices()).then(() => {
+      writingLarge = false;
+      while (!writingLarge && afterLarge.length > 0) afterLarge.shift()!();
+    });
+  };
+  subscription = items$.subscribe({
+    next: function onItem(item) {
+      if (dropped) return;
+      if (writingLarge) return void afterLarge.push(() => onItem(item));
+      if (item !== HEARTBEAT && encoding === SSE_ENCODING && carriesLargeString(item)) return writeInSlices(item);
       let record: string | Uint8Array;
       if (item === HEARTBEAT) {
         if (encoding.heartbeat === undefined) return;
@@ -272,14 +326,16 @@ export function pipeToSse(
       pendingBound += sizeBound(record);
       if (pendingBound >= FLUSH_AT_BYTES) flush();
     },
-    error: (error: unknown) => {
+    error: function onFailure(error: unknown) {
+      if (writingLarge) return void afterLarge.push(() => onFailure(error));
       // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
       onError(error);
       flush();
       ended?.("completed");
       if (!dropped) res.end();
     },
-    complete: () => {
+    complete: function onComplete() {
+      if (writingLarge) return void afterLarge.push(onComplete);
       flush();
       ended?.("completed");
       if (!dropped) res.end();

@@ -192,6 +192,35 @@ describe("pipeToSse backpressure", () => {
     expect(res.destroyed).toBe(false);
   });
 
+  it("writes a record holding a megabyte string a slice at a time, the loop let go between, the same bytes in order", async () => {
+    const res = new FakeResponse();
+    const items = new Subject<SseItem>();
+    const gate = new FlowGate();
+    pipeToSse(items, res.asResponse(), () => {}, { gate });
+    // Escapes and a surrogate pair across the slices: the pieces must join to exactly what JSON.stringify makes.
+    const big = content(`"quoted"\n${"é😀".repeat(700_000)}`);
+    const result: AGUIEvent = { type: EventType.TOOL_CALL_RESULT, messageId: "r", toolCallId: "t", content: "z".repeat(1_200_000) };
+    let turnsDuringTheWrite = 0;
+    const countTurns = () => {
+      if (res.ended) return;
+      turnsDuringTheWrite++;
+      setImmediate(countTurns);
+    };
+    items.next(content("before"));
+    items.next(big);
+    items.next(content("after"));
+    items.next(result);
+    items.complete();
+    setImmediate(countTurns);
+    // Nothing after the large record overtakes it, and the kernel's reads wait while it is written.
+    expect(gate.isOpen).toBe(false);
+    expect(res.ended).toBe(false);
+    while (!res.ended) await new Promise((resolve) => setImmediate(resolve));
+    expect(res.written.join("")).toBe(record(content("before")) + record(big) + record(content("after")) + record(result));
+    expect(res.written.length).toBeGreaterThan(6);
+    expect(turnsDuringTheWrite).toBeGreaterThan(2);
+  });
+
   it("opens the gate when its client leaves, so that no kernel read waits on it forever", async () => {
     const res = new FakeResponse();
     const items = new Subject<SseItem>();
