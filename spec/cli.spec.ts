@@ -73,7 +73,11 @@ describe("the iac-code-agui command", () => {
       a2aDialect: "1.0",
       agentName: expect.any(String),
     });
-    expect(listening.msg).toBe(`iac-code-agui listening on ${String(listening.url)} (kernel at ${kernel.url}, an A2A 1.0 agent)`);
+    // The sandbox is on by default, and the first line says where to open it.
+    expect(listening.sandboxUrl).toBe(`${String(listening.url)}/sandbox`);
+    expect(listening.msg).toBe(
+      `iac-code-agui listening on ${String(listening.url)} (kernel at ${kernel.url}, an A2A 1.0 agent); the sandbox at ${String(listening.url)}/sandbox`,
+    );
     expect(stderr).toBe("");
     const url = listening.url as string;
 
