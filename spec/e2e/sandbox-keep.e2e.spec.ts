@@ -144,13 +144,10 @@ describeInBrowser("the sandbox's Keep in Chromium", () => {
     await expect(paused.locator(".pill").textContent()).resolves.toBe("waiting for an answer");
     const turns = paused.locator(".replay-turns button");
     await turns.nth(1).waitFor();
-    await expect(turns.allTextContents()).resolves.toEqual([
-      'Replay turn 1 · "decision":"allow_once"',
-      'Replay turn 1 · "decision":"deny"',
-    ]);
+    await expect(turns.allTextContents()).resolves.toEqual(["Replay turn 1 · Allow once", "Replay turn 1 · Deny"]);
     await turns.filter({ hasText: "deny" }).click();
     const denied = runSection(page, 1);
-    await denied.locator(".run-title", { hasText: 'turn 1 · "decision":"deny"' }).waitFor();
+    await denied.locator(".run-title", { hasText: "turn 1 · Deny" }).waitFor();
     await finished(denied);
     await expect(denied.locator(".pill").textContent()).resolves.toBe("finished");
     await expect(denied.locator(".ev-type", { hasText: "TOOL_CALL_RESULT" }).count()).resolves.toBe(1);

@@ -271,6 +271,10 @@ describeInBrowser("the sandbox's labels, layout, find and time axis in Chromium"
     const failing = runSection(page, 1);
     await finished(failing);
     await expect(failing.locator(".axis-break.break-error").textContent()).resolves.toBe("error");
+    // The kernel's own reason, the RUN_ERROR's detail, is shown beside the reference sentence: on the mark and in the status line.
+    const reason = "quota exceeded (HTTP 429)";
+    await expect(failing.locator(".axis-break.break-error").getAttribute("title")).resolves.toContain(reason);
+    await expect(page.locator("#status").textContent()).resolves.toContain(reason);
 
     // A stream that dropped (a saved run that stops before RUN_FINISHED) gets its mark at the end of the axis.
     const events = sseEvents(await streams.at(-1)!.body).slice(0, 6);

@@ -1,6 +1,7 @@
 // @ts-check
 /** One line per event for the timeline; the full JSON is one click away, so this only has to tell events apart. */
 
+import { runErrorText } from "./labels.js";
 import { PIPELINE_EVENT } from "./run-model.js";
 
 const MAX = 160;
@@ -69,7 +70,7 @@ export function summarize(event) {
       return `${outcome}${count ? ` · ${count} interrupt${count > 1 ? "s" : ""}` : ""}${tokens(event.usage)}`;
     }
     case "RUN_ERROR":
-      return `${event.code ?? ""} ${short(event.message ?? "")}`.trim();
+      return short(runErrorText(event));
     case "STEP_STARTED":
     case "STEP_FINISHED":
       return String(event.stepName);

@@ -85,3 +85,25 @@ export function spanName(span, model) {
       return span.label;
   }
 }
+
+/**
+ * What a RUN_ERROR says, with the reason the service gave beside its message
+ * (`metadata["iac-code"].detail`: the kernel's own words, a replay's drop).
+ * @param {Record<string, any>} event
+ */
+export function runErrorText(event) {
+  const detail = event.metadata?.["iac-code"]?.detail;
+  const said = `${event.code ?? "RUN_ERROR"}: ${event.message ?? ""}`.trim();
+  return typeof detail === "string" && detail ? `${said} (${detail})` : said;
+}
+
+/**
+ * A fixture section's answer as words: its `when` is the text an answer
+ * must hold (`"decision":"allow_once"`), so the values it names are read
+ * out: "Allow once". Anything else is shown as written.
+ * @param {string} when
+ */
+export function answerLabel(when) {
+  const values = [...when.matchAll(/"[^"]*"\s*:\s*"([^"]*)"/g)].map((match) => humanize(match[1] ?? ""));
+  return values.length > 0 ? values.join(", ") : when;
+}

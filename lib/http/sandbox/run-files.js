@@ -7,6 +7,7 @@
  * projects its frames as it would a kernel's, so what comes back is the
  * stream a client would have seen.
  */
+import { answerLabel } from "./labels.js";
 import { h } from "./dom.js";
 import { errorText, sseRecords } from "./sse.js";
 import { chatPane } from "./chat-pane.js";
@@ -186,7 +187,9 @@ export function laterTurns(text) {
  */
 async function replay(page, text, name, section = { turn: 0, when: undefined }) {
   const title =
-    section.turn === 0 ? `replay · ${name}` : `replay · ${name} · turn ${section.turn}${section.when ? ` · ${section.when}` : ""}`;
+    section.turn === 0
+      ? `replay · ${name}`
+      : `replay · ${name} · turn ${section.turn}${section.when ? ` · ${answerLabel(section.when)}` : ""}`;
   const model = page.newModel(title);
   const view = page.timeline.addRun(model);
   const tools = keepRun(view);
@@ -235,7 +238,7 @@ async function replay(page, text, name, section = { turn: 0, when: undefined }) 
           h(
             "button",
             { type: "button", onclick: () => void replay(page, text, name, later) },
-            `Replay turn ${later.turn}${later.when ? ` · ${later.when}` : ""}`,
+            `Replay turn ${later.turn}${later.when ? ` · ${answerLabel(later.when)}` : ""}`,
           ),
         ),
       ),

@@ -4,6 +4,7 @@
  * stream leaves them, unclosed ones included: a span the service forgot to
  * close is exactly what this page should show.
  */
+import { runErrorText } from "./labels.js";
 
 /** @typedef {"step" | "message" | "tool" | "reasoning"} SpanKind */
 /** @typedef {SpanKind | "run" | "error" | "custom" | "pipeline" | "other"} Tone */
@@ -126,7 +127,7 @@ export class RunModel {
       this.status = this.interrupts.length > 0 ? "interrupt" : "success";
     } else if (event.type === "RUN_ERROR") {
       this.status = "error";
-      this.detail = `${event.code ?? "RUN_ERROR"}: ${event.message ?? ""}`;
+      this.detail = runErrorText(event);
     }
     return entry;
   }

@@ -5,6 +5,7 @@
  * a tool that thinks for ten seconds then takes ten seconds of the chart,
  * not one row. A stream without timestamps falls back to arrival times.
  */
+import { runErrorText } from "./labels.js";
 import { h } from "./dom.js";
 import { PIPELINE_EVENT } from "./run-model.js";
 
@@ -119,8 +120,7 @@ export function breaks(model) {
     const { event } = entry;
     if (event.type === "ACTIVITY_SNAPSHOT" && event.activityType === PIPELINE_EVENT)
       marks.push({ kind: "reattached", entry, text: `re-attached at #${entry.index}: the kernel's stream had dropped` });
-    if (event.type === "RUN_ERROR")
-      marks.push({ kind: "error", entry, text: `RUN_ERROR at #${entry.index}: ${event.code ?? ""} ${event.message ?? ""}`.trim() });
+    if (event.type === "RUN_ERROR") marks.push({ kind: "error", entry, text: `RUN_ERROR at #${entry.index}: ${runErrorText(event)}` });
   }
   const last = model.events.at(-1);
   if (last && model.status === "cut")
