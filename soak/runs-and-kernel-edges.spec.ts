@@ -89,27 +89,7 @@ describe("slow but steady readers side by side", () => {
   });
 
   it("each gets its whole 12 MB tool result at about 0.5 MB/s, none dropped as stalled", async () => {
-    const readSlowly = async () => {
-      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const { hostname, port } = new URL(service.url);
-        const request = http.request(
-          { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json" } },
-          resolve,
-        );
-        request.on("error", reject);
-        request.end(JSON.stringify(runInput(JSON.stringify({ toolResultBytes: 12 * 1024 * 1024 }))));
-      });
-      response.pause();
-      const chunks: Buffer[] = [];
-      const ticks = setInterval(() => {
-        const chunk = (response.read(5 * 1024) ?? response.read()) as Buffer | null;
-        if (chunk) chunks.push(chunk);
-      }, 10);
-      await new Promise<void>((resolve) => response.once("close", resolve));
-      clearInterval(ticks);
-      return { complete: response.complete, events: await parseSse(Buffer.concat(chunks).toString("utf8")) };
-    };
-    const readers = await Promise.all(Array.from({ length: 4 }, readSlowly));
+    const readers = await Promise.all(Array.from({ length: 4 }, () => readToolResultSlowly(service.url, 12 * 1024 * 1024, 5 * 1024, 10)));
     for (const { complete, events } of readers) {
       expect(complete).toBe(true);
       await expectValidRun(events);
@@ -134,27 +114,7 @@ describe("slow steady readers below what wakes the socket", () => {
   // A third of a 4 MiB send buffer per 2 s stall limit is about 700 KB/s: these read about 330 KB/s. (The client's
   // system opens its window in steps of up to a few hundred KiB once its buffer grew: slower still, a 2 s limit is short.)
   it("each gets its whole 8 MB tool result at about 330 KB/s with a 2 s stall limit, none dropped", async () => {
-    const readSlowly = async () => {
-      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const { hostname, port } = new URL(service.url);
-        const request = http.request(
-          { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json" } },
-          resolve,
-        );
-        request.on("error", reject);
-        request.end(JSON.stringify(runInput(JSON.stringify({ toolResultBytes: 8 * 1024 * 1024 }))));
-      });
-      response.pause();
-      const chunks: Buffer[] = [];
-      const ticks = setInterval(() => {
-        const chunk = (response.read(32 * 1024) ?? response.read()) as Buffer | null;
-        if (chunk) chunks.push(chunk);
-      }, 100);
-      await new Promise<void>((resolve) => response.once("close", resolve));
-      clearInterval(ticks);
-      return { complete: response.complete, events: await parseSse(Buffer.concat(chunks).toString("utf8")) };
-    };
-    const readers = await Promise.all(Array.from({ length: 4 }, readSlowly));
+    const readers = await Promise.all(Array.from({ length: 4 }, () => readToolResultSlowly(service.url, 8 * 1024 * 1024, 32 * 1024, 100)));
     for (const { complete, events } of readers) {
       expect(complete).toBe(true);
       await expectValidRun(events);
@@ -269,3 +229,25 @@ describe("bodies of a million values", () => {
     for (const answer of await answers) expect(answer.json).toMatchObject({ error: { code: "REQUEST_TOO_LARGE" } });
   });
 });
+
+/** A run whose kernel sends one tool result of `bytes`, read `chunkBytes` every `everyMs` ms: a slow but steady client. */
+async function readToolResultSlowly(serviceUrl: string, bytes: number, chunkBytes: number, everyMs: number) {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const { hostname, port } = new URL(serviceUrl);
+    const request = http.request(
+      { host: hostname, port, method: "POST", path: "/", agent: false, headers: { "content-type": "application/json" } },
+      resolve,
+    );
+    request.on("error", reject);
+    request.end(JSON.stringify(runInput(JSON.stringify({ toolResultBytes: bytes }))));
+  });
+  response.pause();
+  const chunks: Buffer[] = [];
+  const ticks = setInterval(() => {
+    const chunk = (response.read(chunkBytes) ?? response.read()) as Buffer | null;
+    if (chunk) chunks.push(chunk);
+  }, everyMs);
+  await new Promise<void>((resolve) => response.once("close", resolve));
+  clearInterval(ticks);
+  return { complete: response.complete, events: await parseSse(Buffer.concat(chunks).toString("utf8")) };
+}
