@@ -330,6 +330,31 @@ describeInBrowser("the sandbox's session, in Chromium", () => {
     await page.locator("#run:enabled").waitFor();
   }, 60_000);
 
+  it("offers a pause's answer form again after a reload, and the answer resumes the run", async () => {
+    await page.click("#new-thread");
+    await page.click("#clear-runs");
+    await page.selectOption("#fixture", "permission");
+    await page.click("#run");
+    await ended();
+    await runs().first().locator("form.interrupts").waitFor();
+
+    await page.reload();
+    await page.locator("#service", { hasText: "needs a bearer token" }).waitFor();
+    await page.fill("#token", TOKEN);
+    await page.press("#token", "Tab");
+    await page.locator("#run:enabled").waitFor();
+    const form = runs().first().locator("form.interrupts");
+    await form.waitFor();
+    await form.getByLabel("Allow once").check();
+    await form.getByRole("button", { name: "Send answer" }).click();
+    await ended(runs().nth(1));
+    await expect(runs().nth(1).locator(".pill").textContent()).resolves.toBe("finished");
+    await expect(runs().first().locator(".pill").textContent()).resolves.toBe("answered");
+    const [paused, resume] = posts.slice(-2).map((post) => post.body);
+    expect(resume).toMatchObject({ threadId: paused!.threadId, forwardedProps: paused!.forwardedProps, resume: [{ status: "resolved" }] });
+    await page.click("#clear-runs");
+  }, 60_000);
+
   it("keeps the newest runs within the cap across a reload, and none larger than the whole of it", async () => {
     // A tab of its own: its sessionStorage is not the main page's.
     const other = await context.newPage();

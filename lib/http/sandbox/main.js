@@ -201,6 +201,8 @@ function persist() {
 
 /** The runs of the page before the reload, drawn again as they ended. */
 function restoreRuns() {
+  /** The page thread's newest run, which may still wait for an answer. @type {{ model: RunModel, view: ReturnType<Timeline["addRun"]> } | undefined} */
+  let newestOnThread;
   for (const saved of session.runs) {
     const model = new RunModel({ runId: saved.runId, title: saved.title, resume: false });
     const view = timeline.addRun(model);
@@ -214,7 +216,11 @@ function restoreRuns() {
     view.renderChart();
     tools.sync();
     adopt(view, { threadId: saved.threadId, request: saved.request, response: saved.response });
+    if (saved.threadId === thread.id) newestOnThread = { model, view };
   }
+  // A pause the page had not answered yet is still answerable: its thread is the page's, and the service keeps it.
+  if (newestOnThread?.model.status === "interrupt" && newestOnThread.model.interrupts.length > 0)
+    offerAnswers(newestOnThread.model, newestOnThread.view);
   const count = session.runs.length;
   if (count > 0) say(`${count} run${count > 1 ? "s" : ""} from before the reload; the page's thread is still ${thread.id}.`);
 }
