@@ -8,22 +8,25 @@
  * pending, an item is not even queued.
  *
  *   a b c  (b → promise of B, resolving later)  →  a ---B c
+ *
+ * `work` may also turn each item into another type (a record into its
+ * result): the order and the waiting are the same.
  */
-import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
+import { Observable, type OperatorFunction, type Subscriber } from "rxjs";
 import { operate } from "../lib/rx/operate.js";
 
 type Queued<T> = { item: T } | { end: "complete" } | { end: "error"; error: unknown };
 
-export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOperatorFunction<T> {
+export function awaitInOrder<T, R = T>(work: (item: T) => R | Promise<R>): OperatorFunction<T, R> {
   return (source) =>
-    new Observable<T>((destination) => {
+    new Observable<R>((destination) => {
       /** Items and the source's end, in order, behind the pending promise; empty while none is pending. */
       const queue: Queued<T>[] = [];
       let waiting = false;
 
       /** Runs `work` on one item; false when it left a promise pending (or failed). */
       const pass = (item: T): boolean => {
-        let result: T | Promise<T>;
+        let result: R | Promise<R>;
         try {
           result = work(item);
         } catch (error) {
@@ -79,7 +82,7 @@ export function awaitInOrder<T>(work: (item: T) => T | Promise<T>): MonoTypeOper
     });
 }
 
-function end<T>(destination: Subscriber<T>, queued: Exclude<Queued<T>, { item: T }>): void {
+function end<T, R>(destination: Subscriber<R>, queued: Exclude<Queued<T>, { item: T }>): void {
   if (queued.end === "complete") destination.complete();
   else destination.error(queued.error);
 }
