@@ -1,30 +1,16 @@
 /** The Redis store's list of threads (the contract in `thread-list-contract.ts`) against a real `redis-server`, SCANning its keys. */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
+import { describe, expect, it } from "@jest/globals";
 import { RedisThreadStore } from "../../../lib/state/redis-thread-store.js";
-import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
+import { redisForSpec } from "./redis-for-spec.js";
 import { describeThreadListContract } from "./thread-list-contract.js";
 import { threadState } from "./thread-state-fixture.js";
 
-let redis: RedisServer;
-let raw: RedisConnection;
-const connections: RedisConnection[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  for (const connection of connections.splice(0)) await connection.close();
-  await raw.close();
-  await redis.stop();
-});
+const redis = redisForSpec();
 
 /** A store under a key prefix of its own, whose clock the test sets before each save. */
 async function storeWithClock(keyPrefix = `test-${randomUUID()}:`) {
-  const connection = await connectRedis(redis.url);
-  connections.push(connection);
+  const connection = await redis.connect();
   const clock = { now: 0 };
   return { store: new RedisThreadStore({ client: connection.client, keyPrefix, now: () => clock.now }), clock };
 }
@@ -39,7 +25,7 @@ describe("RedisThreadStore.listThreads", () => {
         await store.save(state);
       },
       writeRaw: async (threadId, content) => {
-        await raw.client.hSet(store.threadKey(threadId), "state", content);
+        await redis.raw.client.hSet(store.threadKey(threadId), "state", content);
       },
       remove: () => store.close(),
     };

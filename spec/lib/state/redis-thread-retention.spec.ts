@@ -6,11 +6,10 @@
  * expiry off, so a thread with a run does not expire under it.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
+import { describe, expect, it } from "@jest/globals";
 import { RedisThreadStore, type RenewalSchedule } from "../../../lib/state/redis-thread-store.js";
 import type { ThreadState } from "../../../lib/state/thread-state.js";
-import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
+import { redisForSpec } from "./redis-for-spec.js";
 import { threadState } from "./thread-state-fixture.js";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -18,24 +17,11 @@ const RETENTION_MS = 24 * HOUR_MS;
 /** Room for the commands between a save and the test's PTTL. */
 const SLACK_MS = 60_000;
 
-let redis: RedisServer;
-let raw: RedisConnection;
-const connections: RedisConnection[] = [];
+const redis = redisForSpec();
 let nowMs: number;
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  for (const connection of connections.splice(0)) await connection.close();
-  await raw.close();
-  await redis.stop();
-});
-
 async function retainingStore(options: { retentionMs?: number; renewalSchedule?: RenewalSchedule } = {}) {
-  const connection = await connectRedis(redis.url);
-  connections.push(connection);
+  const connection = await redis.connect();
   nowMs = Date.now();
   return new RedisThreadStore({
     client: connection.client,
@@ -58,9 +44,9 @@ const threadWaiting = (threadId: string, expiresAt: string | undefined): ThreadS
   return { ...state, execution: { ...state.execution, pending: { "input-1": waiting } } };
 };
 
-const ttlOf = (store: RedisThreadStore, threadId: string) => raw.client.pTTL(store.threadKey(threadId));
+const ttlOf = (store: RedisThreadStore, threadId: string) => redis.raw.client.pTTL(store.threadKey(threadId));
 /** As if most of the retention had passed since the last save. */
-const almostExpired = (store: RedisThreadStore, threadId: string) => raw.client.pExpire(store.threadKey(threadId), 5000);
+const almostExpired = (store: RedisThreadStore, threadId: string) => redis.raw.client.pExpire(store.threadKey(threadId), 5000);
 
 describe("RedisThreadStore retention", () => {
   it("lets a saved thread expire the retention after its save, and each save starts it again", async () => {

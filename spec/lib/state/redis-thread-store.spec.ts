@@ -5,36 +5,22 @@
  * Redis going away and coming back.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { connectRedis, type RedisConnection } from "../../../lib/state/redis-connection.js";
+import { describe, expect, it } from "@jest/globals";
+import { connectRedis } from "../../../lib/state/redis-connection.js";
 import { RedisThreadStore, UNWRITTEN_THREAD_KEPT_MS, type RenewalSchedule } from "../../../lib/state/redis-thread-store.js";
 import { StatePersistenceError, StateUnavailableError } from "../../../lib/state/thread-store.js";
-import { startRedisServer, type RedisServer } from "../../../lib/testing/redis-server.js";
+import { redisForSpec } from "./redis-for-spec.js";
 import { describeThreadStoreContract } from "./thread-store-contract.js";
 import { threadState } from "./thread-state-fixture.js";
 
-let redis: RedisServer;
-/** The test's own view of Redis, beside the stores' connections. */
-let raw: RedisConnection;
-const connections: RedisConnection[] = [];
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  raw = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  for (const connection of connections.splice(0)) await connection.close();
-  await raw.close();
-  await redis.stop();
-});
+const redis = redisForSpec();
 
 /** A store on a connection of its own, as another instance would have, under the test's own key prefix. */
 async function storeOn(
   keyPrefix: string,
   options: { leaseTtlMs?: number; commandTimeoutMs?: number; renewalSchedule?: RenewalSchedule } = {},
 ) {
-  const connection = await connectRedis(redis.url);
-  connections.push(connection);
+  const connection = await redis.connect();
   return new RedisThreadStore({ client: connection.client, keyPrefix, ...options });
 }
 
@@ -59,9 +45,9 @@ describeThreadStoreContract("RedisThreadStore", async () => {
   return {
     store,
     writeRaw: async (threadId, content) => {
-      await raw.client.hSet(store.threadKey(threadId), "state", content);
+      await redis.raw.client.hSet(store.threadKey(threadId), "state", content);
     },
-    readRaw: async (threadId) => (await raw.client.hGet(store.threadKey(threadId), "state")) ?? undefined,
+    readRaw: async (threadId) => (await redis.raw.client.hGet(store.threadKey(threadId), "state")) ?? undefined,
     where: (threadId) => store.threadKey(threadId),
     remove: () => store.close(),
   };
@@ -72,16 +58,16 @@ describe("RedisThreadStore: keys", () => {
     const store = await storeOn(`test-${randomUUID()}:`, { leaseTtlMs: 10_000 });
     const lease = await store.tryAcquire("t");
     await store.save(threadState("t"), lease);
-    expect(await raw.client.keys(`${store.keyPrefix}*`)).toEqual(
+    expect(await redis.raw.client.keys(`${store.keyPrefix}*`)).toEqual(
       expect.arrayContaining([`${store.keyPrefix}thread:{t}`, `${store.keyPrefix}lease:{t}`]),
     );
-    expect(await raw.client.hKeys(store.threadKey("t"))).toEqual(expect.arrayContaining(["state", "leases"]));
-    expect(await raw.client.get(store.leaseKey("t"))).toBe(String(lease!.token));
-    const ttl = await raw.client.pTTL(store.leaseKey("t"));
+    expect(await redis.raw.client.hKeys(store.threadKey("t"))).toEqual(expect.arrayContaining(["state", "leases"]));
+    expect(await redis.raw.client.get(store.leaseKey("t"))).toBe(String(lease!.token));
+    const ttl = await redis.raw.client.pTTL(store.leaseKey("t"));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(10_000);
     await lease!.release();
-    expect(await raw.client.exists(store.leaseKey("t"))).toBe(0);
+    expect(await redis.raw.client.exists(store.leaseKey("t"))).toBe(0);
     await store.close();
   });
 
@@ -89,16 +75,16 @@ describe("RedisThreadStore: keys", () => {
     const store = await storeOn(`test-${randomUUID()}:`);
     const unwritten = await store.tryAcquire("unwritten");
     await unwritten!.release();
-    const kept = await raw.client.pTTL(store.threadKey("unwritten"));
+    const kept = await redis.raw.client.pTTL(store.threadKey("unwritten"));
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThanOrEqual(UNWRITTEN_THREAD_KEPT_MS);
     const written = await store.tryAcquire("unwritten");
     await store.save(threadState("unwritten"), written);
-    expect(await raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
+    expect(await redis.raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
     await written!.release();
     // A later lease leaves a hash with state as it is.
     await (await store.tryAcquire("unwritten"))!.release();
-    expect(await raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
+    expect(await redis.raw.client.pTTL(store.threadKey("unwritten"))).toBe(-1);
     await store.close();
   });
 
@@ -112,7 +98,7 @@ describe("RedisThreadStore: keys", () => {
     try {
       // The MONITOR stream tells of commands in order: a PING after the load marks its end.
       await store.load("wanted");
-      await raw.client.ping();
+      await redis.raw.client.ping();
       await waitFor(() => seen.some((line) => line.includes('"PING"')));
     } finally {
       monitor.client.destroy();
@@ -145,8 +131,8 @@ describe("RedisThreadStore: leases between instances", () => {
     const stale = await a.tryAcquire("t");
     await a.save(threadState("t", { cwd: "/a" }), stale);
     // The lease runs out as it does for an instance that stopped renewing (killed, or cut off from Redis).
-    await raw.client.pExpire(a.leaseKey("t"), 1);
-    await waitFor(async () => (await raw.client.exists(a.leaseKey("t"))) === 0);
+    await redis.raw.client.pExpire(a.leaseKey("t"), 1);
+    await waitFor(async () => (await redis.raw.client.exists(a.leaseKey("t"))) === 0);
 
     const fresh = await b.tryAcquire("t");
     expect(fresh!.token).toBeGreaterThan(stale!.token);
@@ -159,7 +145,7 @@ describe("RedisThreadStore: leases between instances", () => {
     // Its renewal finds the lease gone and stops, instead of taking it back.
     renewals.renewAll();
     await waitFor(() => renewals.stopped() === 1);
-    expect(await raw.client.get(a.leaseKey("t"))).toBe(String(fresh!.token));
+    expect(await redis.raw.client.get(a.leaseKey("t"))).toBe(String(fresh!.token));
     await Promise.all([a.close(), b.close()]);
   });
 
@@ -167,9 +153,9 @@ describe("RedisThreadStore: leases between instances", () => {
     const renewals = manualRenewals();
     const store = await storeOn(`test-${randomUUID()}:`, { leaseTtlMs: 60_000, renewalSchedule: renewals.schedule });
     const lease = await store.tryAcquire("t");
-    await raw.client.pExpire(store.leaseKey("t"), 5_000);
+    await redis.raw.client.pExpire(store.leaseKey("t"), 5_000);
     renewals.renewAll();
-    await waitFor(async () => (await raw.client.pTTL(store.leaseKey("t"))) > 5_000);
+    await waitFor(async () => (await redis.raw.client.pTTL(store.leaseKey("t"))) > 5_000);
     await lease!.release();
     expect(renewals.stopped()).toBe(1);
     await store.close();
@@ -179,7 +165,7 @@ describe("RedisThreadStore: leases between instances", () => {
     const store = await storeOn(`test-${randomUUID()}:`, { leaseTtlMs: 300, renewalSchedule: manualRenewals().schedule });
     await store.tryAcquire("t");
     expect(await store.tryAcquire("t")).toBeUndefined();
-    await waitFor(async () => (await raw.client.exists(store.leaseKey("t"))) === 0);
+    await waitFor(async () => (await redis.raw.client.exists(store.leaseKey("t"))) === 0);
     expect(await store.tryAcquire("t")).toBeDefined();
     await store.close();
   });
@@ -191,7 +177,7 @@ describe("RedisThreadStore: Redis away and back", () => {
     const lease = await store.tryAcquire("t");
     await store.save(threadState("t", { cwd: "/before" }), lease);
 
-    await redis.halt();
+    await redis.server.halt();
     try {
       const started = Date.now();
       await expect(store.load("t")).rejects.toBeInstanceOf(StateUnavailableError);
@@ -200,10 +186,10 @@ describe("RedisThreadStore: Redis away and back", () => {
       expect(await store.available()).toBe(false);
       expect(Date.now() - started).toBeLessThan(1000);
     } finally {
-      await redis.restart();
+      await redis.server.restart();
     }
     // The test's own connection is back too before it looks.
-    await waitFor(() => raw.client.isReady);
+    await waitFor(() => redis.raw.client.isReady);
     await waitFor(() => store.available());
     expect((await store.load("t"))?.cwd).toBe("/before");
     // The lease survived the restart (Redis persists it with its expiry): its holder writes on.
@@ -218,7 +204,7 @@ describe("RedisThreadStore: Redis away and back", () => {
     const lease = await store.tryAcquire("t");
     await store.save(threadState("t", { cwd: "/before" }), lease);
     // Up, connected, and silent: as a stopped process or a cut network looks.
-    await raw.client.sendCommand(["CLIENT", "PAUSE", "2000", "ALL"]);
+    await redis.raw.client.sendCommand(["CLIENT", "PAUSE", "2000", "ALL"]);
     const started = Date.now();
     await expect(store.load("t")).rejects.toBeInstanceOf(StateUnavailableError);
     await expect(store.save(threadState("t", { cwd: "/sent-while-silent" }), lease)).rejects.toBeInstanceOf(StatePersistenceError);
@@ -238,14 +224,14 @@ describe("RedisThreadStore: Redis away and back", () => {
   it("never throws from a release while Redis is down: the lease expires by itself", async () => {
     const store = await storeOn(`test-${randomUUID()}:`, { leaseTtlMs: 500 });
     const lease = await store.tryAcquire("t");
-    await redis.halt();
+    await redis.server.halt();
     try {
       await expect(lease!.release()).resolves.toBeUndefined();
     } finally {
-      await redis.restart();
+      await redis.server.restart();
     }
     // The test's own connection is back too before it looks.
-    await waitFor(() => raw.client.isReady);
+    await waitFor(() => redis.raw.client.isReady);
     await waitFor(() => store.available());
     await waitFor(async () => (await store.tryAcquire("t")) !== undefined);
     await store.close();
