@@ -114,6 +114,9 @@ export interface LoopbackResult {
     reencodeEventsPerSecond: number;
     reencodeRatio: number;
     reencodeRatioPerRound: number[];
+    /** Service ÷ parse-and-re-encode proxy, round by round: what the service adds over the least a parsing bridge must do. */
+    ratioToReencode: number;
+    ratioToReencodePerRound: number[];
   };
   /** Each figure is the median over rounds; a round is the service then the proxy, back to back. */
   latency: {
@@ -201,6 +204,8 @@ export async function benchLoopback({
         reencodeEventsPerSecond: median(rates.reencode),
         reencodeRatio: median(pairedRatios("reencode")),
         reencodeRatioPerRound: pairedRatios("reencode"),
+        ratioToReencode: median(rates.service.map((rate, round) => rate / rates.reencode[round]!)),
+        ratioToReencodePerRound: rates.service.map((rate, round) => rate / rates.reencode[round]!),
       },
       latency: {
         streams: latencyStreams,
