@@ -78,6 +78,49 @@ describe("SseRecordParser", () => {
     );
   });
 
+  it("reads long lines (decoded piece by piece as they come) as the reference does, whatever the characters and cuts", () => {
+    /** `length` bytes of text, multi-byte characters and invalid UTF-8, never a line end, from a seed. */
+    const longValue = (length: number, seed: number) => {
+      const pieces = [
+        Buffer.from('abc {}[]"\\ '),
+        Buffer.from("é"),
+        Buffer.from("𝄞"),
+        Buffer.from([0xff]),
+        Buffer.from([0xc3]),
+        Buffer.from([0xf0, 0x9d]),
+      ];
+      const out: Buffer[] = [];
+      let state = seed >>> 0 || 1;
+      for (let bytes = 0; bytes < length;) {
+        state = (state * 1103515245 + 12345) >>> 0;
+        const piece = pieces[state % pieces.length]!;
+        out.push(piece);
+        bytes += piece.length;
+      }
+      return Buffer.concat(out);
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 60 * 1024, max: 200 * 1024 }),
+        fc.integer(),
+        fc.boolean(),
+        fc.constantFrom("data:", "data: ", "event: ", ": ", "foo: ", "data"),
+        fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 5 }),
+        (length, seed, bom, field, sizes) => {
+          const bytes = Buffer.concat([
+            Buffer.from(bom ? "\uFEFF" : ""),
+            Buffer.from(field),
+            longValue(length, seed),
+            Buffer.from("\ndata: after\n\n"),
+          ]);
+          const chunks = chunksOf(bytes, sizes);
+          expect(parsedRecords(chunks)).toEqual(referenceRecords(chunks));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
   it("reads the usual stream, one `data:` line a record, with its event names", () => {
     const stream = Buffer.from('data: {"a":1}\n\nevent: error\ndata: {"b":"é"}\n\n: keep-alive\n\ndata: line 1\ndata: line 2\r\n\r\n');
     expect(parsedRecords([stream])).toEqual([{ data: '{"a":1}' }, { event: "error", data: '{"b":"é"}' }, { data: "line 1\nline 2" }]);
