@@ -52,6 +52,11 @@ interface Stats {
 export interface MemoryRound {
   servicePeakRssMiB: number;
   proxyPeakRssMiB: number;
+  /** During the big runs, above the baseline: the V8 heap's committed size and the memory outside it (see `watch`). */
+  servicePeakHeapMiB: number;
+  servicePeakExternalMiB: number;
+  proxyPeakHeapMiB: number;
+  proxyPeakExternalMiB: number;
   /** The service on the answer of SHORT_DELTAS. */
   serviceShortPeakRssMiB: number;
   /** Largest event-loop delay of the service during its big run, ms. */
@@ -71,6 +76,10 @@ export interface MemoryResult {
   /** Medians over the rounds. */
   servicePeakRssMiB: number;
   proxyPeakRssMiB: number;
+  servicePeakHeapMiB: number;
+  servicePeakExternalMiB: number;
+  proxyPeakHeapMiB: number;
+  proxyPeakExternalMiB: number;
   shortDeltas: number;
   serviceShortPeakRssMiB: number;
   /** Median over rounds of the service's peak RSS growth ÷ the raw proxy's. */
@@ -86,16 +95,28 @@ export interface MemoryResult {
   complete: boolean;
 }
 
-/** While `during` runs: `child`'s peak RSS above its baseline (MiB) and its largest event-loop delay (ms). */
-async function watch<T>(child: Child, during: () => Promise<T>): Promise<{ peakMiB: number; loopDelayMs: number; result: T }> {
-  const baseline = (await child.ask<Stats>("stats", { gc: true })).memory.rss;
+/**
+ * While `during` runs: `child`'s peak RSS above its baseline (MiB), the peaks of its V8 heap (committed) and of
+ * its memory outside the heap (Buffers) above theirs, and its largest event-loop delay (ms). The two peaks say
+ * where RSS growth comes from: a heap that grows under a high allocation rate (V8's young generation, emptied by
+ * the full GC before the baseline, growing back) or Buffers held (reads and writes waiting).
+ */
+async function watch<T>(
+  child: Child,
+  during: () => Promise<T>,
+): Promise<{ peakMiB: number; heapPeakMiB: number; externalPeakMiB: number; loopDelayMs: number; result: T }> {
+  const { memory: baseline } = await child.ask<Stats>("stats", { gc: true });
   // The full GC above is a delay of its own: the histogram starts after it.
   await child.ask<Stats>("stats", { gc: false });
-  let peak = baseline;
+  let peak = baseline.rss;
+  let heapPeak = baseline.heapTotal;
+  let externalPeak = baseline.external;
   let loopDelayMs = 0;
   const sample = async () => {
     const stats = await child.ask<Stats>("stats", { gc: false });
     peak = Math.max(peak, stats.memory.rss);
+    heapPeak = Math.max(heapPeak, stats.memory.heapTotal);
+    externalPeak = Math.max(externalPeak, stats.memory.external);
     loopDelayMs = Math.max(loopDelayMs, stats.loopDelayMs.max);
   };
   let sampling = true;
@@ -109,7 +130,14 @@ async function watch<T>(child: Child, during: () => Promise<T>): Promise<{ peakM
   sampling = false;
   await sampler;
   await sample();
-  return { peakMiB: (peak - baseline) / 1024 / 1024, loopDelayMs, result };
+  const mib = (bytes: number) => bytes / 1024 / 1024;
+  return {
+    peakMiB: mib(peak - baseline.rss),
+    heapPeakMiB: mib(heapPeak - baseline.heapTotal),
+    externalPeakMiB: mib(externalPeak - baseline.external),
+    loopDelayMs,
+    result,
+  };
 }
 
 let serial = 0;
@@ -204,6 +232,10 @@ export async function benchMemory({ rounds = 3 } = {}): Promise<MemoryResult> {
       results.push({
         servicePeakRssMiB: big.service!.peakMiB,
         proxyPeakRssMiB: big.proxy!.peakMiB,
+        servicePeakHeapMiB: big.service!.heapPeakMiB,
+        servicePeakExternalMiB: big.service!.externalPeakMiB,
+        proxyPeakHeapMiB: big.proxy!.heapPeakMiB,
+        proxyPeakExternalMiB: big.proxy!.externalPeakMiB,
         serviceShortPeakRssMiB: short.peakMiB,
         serviceBigRunLoopDelayMs: big.service!.loopDelayMs,
         proxyBigRunLoopDelayMs: big.proxy!.loopDelayMs,
@@ -219,6 +251,10 @@ export async function benchMemory({ rounds = 3 } = {}): Promise<MemoryResult> {
       streamMiB: streamBytes / 1024 / 1024,
       servicePeakRssMiB: medianOf((round) => round.servicePeakRssMiB),
       proxyPeakRssMiB: medianOf((round) => round.proxyPeakRssMiB),
+      servicePeakHeapMiB: medianOf((round) => round.servicePeakHeapMiB),
+      servicePeakExternalMiB: medianOf((round) => round.servicePeakExternalMiB),
+      proxyPeakHeapMiB: medianOf((round) => round.proxyPeakHeapMiB),
+      proxyPeakExternalMiB: medianOf((round) => round.proxyPeakExternalMiB),
       shortDeltas: SHORT_DELTAS,
       serviceShortPeakRssMiB: medianOf((round) => round.serviceShortPeakRssMiB),
       peakRssRatio: medianOf((round) => round.servicePeakRssMiB / round.proxyPeakRssMiB),
@@ -249,7 +285,7 @@ export function memoryRows(result: MemoryResult): Array<[string, string, string,
     [
       `one run of ${n(result.deltas, 0)} deltas × ${result.deltaBytes / 1024} KiB: service peak RSS growth (MiB)`,
       n(result.servicePeakRssMiB),
-      `${n(result.streamMiB, 0)} MiB stream at full speed; raw proxy: ${n(result.proxyPeakRssMiB)}; service on ${n(result.shortDeltas, 0)} deltas: ${n(result.serviceShortPeakRssMiB)}; rounds ${spread((round) => round.servicePeakRssMiB / round.proxyPeakRssMiB, 2)}${incomplete}`,
+      `${n(result.streamMiB, 0)} MiB stream at full speed; raw proxy: ${n(result.proxyPeakRssMiB)}; peak heap / outside-heap growth: service ${n(result.servicePeakHeapMiB)} / ${n(result.servicePeakExternalMiB)}, raw proxy ${n(result.proxyPeakHeapMiB)} / ${n(result.proxyPeakExternalMiB)}; service on ${n(result.shortDeltas, 0)} deltas: ${n(result.serviceShortPeakRssMiB)}; rounds ${spread((round) => round.servicePeakRssMiB / round.proxyPeakRssMiB, 2)}${incomplete}`,
       n(result.peakRssRatio, 2),
       "≤ 2",
       met(result.peakRssRatio <= 2),

@@ -1,18 +1,10 @@
 /**
- * The kernel's SSE body as the stream's parser reads it (`sse-stream.ts`): see `readBody`.
+ * The kernel's SSE body as the stream reads it (`sse-stream.ts`): see `readRecords`.
  */
 import type { Readable } from "node:stream";
-import { protocolError } from "./rpc-errors.js";
-
-/** What `postSse` reads the body through: `getReader().read()` in a loop, the shape of a web stream's reader. */
-export interface BodyReader {
-  read(): Promise<{ done: false; value: Uint8Array } | { done: true; value: undefined }>;
-  releaseLock(): void;
-  cancel(): Promise<void>;
-}
 
 /**
- * Whether the stream's reader may read on (see `http/flow-gate.ts`): the
+ * Whether the stream's reader may read on (see `runs/flow-gate.ts`): the
  * run's client is behind while it is closed. `whenOpen()` is `undefined`
  * while open, else a promise that settles when it opens.
  */
@@ -20,215 +12,220 @@ export interface ReadGate {
   whenOpen(): Promise<void> | undefined;
 }
 
+/** What the body's bytes are handed to, a chunk at a time, in order (`SseRecordParser`). */
+export interface ChunkParser {
+  /** May throw: the body is then destroyed and the stream ends with that error. */
+  feed(chunk: Buffer): void;
+  /** Nothing more is handed on, not even the rest of a chunk being parsed. */
+  stop(): void;
+}
+
 /**
- * Past this many bytes received and not yet read, the kernel's socket is
- * paused (TCP then slows the kernel); reading resumes it. The parser
- * reads again as soon as it has parsed a chunk, so only a burst larger than
- * this ever waits.
+ * Past this many bytes received and not yet parsed, the kernel's socket is
+ * paused (TCP then slows the kernel); parsing on resumes it. Chunks wait
+ * only while the turn's bytes are spent or the gate is closed.
  */
 const PAUSE_AFTER_BYTES = 1024 * 1024;
 
 /**
- * At most this many bytes of the kernel's stream go to the parser
- * in one turn of the event loop; a read past them waits for the next turn.
- * Every record handed over runs through the whole run (parse, projection,
- * SSE encoding) before anything else can, and a socket that keeps up is
- * read up to 32 times in one turn (libuv reads on while data is there):
- * an answer of 16 KiB deltas read at full speed went through 2 MiB a turn,
- * holding every other stream of the process for 60–200 ms
- * (`npm run bench -- memory`). 256 KiB is a few milliseconds of work.
+ * At most this many bytes of the kernel's stream are parsed in one turn
+ * of the event loop; the rest waits for the next turn. Every record
+ * parsed runs through the whole run (projection, SSE encoding) before
+ * anything else can, and a socket that keeps up is read up to 32 times in
+ * one turn (libuv reads on while data is there): an answer of 16 KiB
+ * deltas read at full speed went through 2 MiB a turn, holding every other
+ * stream of the process for 60–200 ms (`npm run bench -- memory`). 256 KiB
+ * is a few milliseconds of work.
  */
 export const BYTES_PER_TURN = 256 * 1024;
 
 /**
- * The kernel's response body, read by `postSse` a burst at a time (a read
- * takes whatever has arrived, rather than one chunk).
+ * Reads `body` into `parser` as its chunks arrive, synchronously: no
+ * promise or queue per chunk while the stream keeps within its turn and
+ * its gate. `onEnd` is called once: with no argument when the body ended
+ * (an unfinished last record is dropped, as an EventSource drops it), or
+ * with the cause when the transport cut it or the parser refused it.
  *
- * A read error is not passed on as a failed read: the body ends instead,
- * after every chunk before the cut, and the cause is handed to `onCut`
- * (the stream then fails with it after the records that arrived).
+ * A cut is not an error at once: the stream ends after every chunk that
+ * arrived before it. Chunks are taken as they arrive (flowing mode), not
+ * pulled: the response is destroyed when the connection dies, and
+ * destroying discards what was received but not yet read — the records
+ * that arrived with the cut, often the very first ones, which name the
+ * task a cancel needs. (Only while more than 1 MiB waits unparsed is the
+ * body paused, and a cut then loses what the response still buffers.)
  *
- * Chunks are taken as they arrive (flowing mode), not pulled: the response
- * is destroyed when the connection dies, and destroying discards what
- * was received but not yet read — the records that arrived with the cut,
- * often the very first ones, which name the task a cancel needs. (Only while
- * more than 1 MiB waits unread is the body paused, and a cut then loses what
- * the response still buffers.) Whatever has arrived when the parser
- * reads is handed over as one chunk, up to what is left of BYTES_PER_TURN
- * (a read once they are spent waits for the next turn). A body closed
- * without an end or an error (destroyed) ends the same way as a cut.
- *
- * With a `gate`, a read waits while the gate is closed, and a chunk that
- * arrives meanwhile pauses the body at once: the parser gets nothing
- * more, the response stops reading the socket, and TCP holds the
- * kernel back until the run's client has caught up. What the run holds of
- * the kernel's stream meanwhile is that chunk and the response's buffers
- * (a cut then loses what they hold, as above).
+ * A chunk past the turn's BYTES_PER_TURN is parsed up to them, and the
+ * rest waits for the next turn. With a `gate`, a chunk that arrives while
+ * it is closed waits, and pauses the body once the socket read that brought
+ * it is taken: the response stops reading the socket, and TCP holds the
+ * kernel back until the run's client has caught up.
  */
-export function readBody(body: Readable, onCut: (error: unknown) => void, gate?: ReadGate): { getReader(): BodyReader } {
-  const arrived: Buffer[] = [];
-  let arrivedBytes = 0;
-  let ended = false;
-  let waiting: ((result: Awaited<ReturnType<BodyReader["read"]>>) => void) | undefined;
-  // A read that waits for the gate to open.
-  let waitingAtGate: typeof waiting;
-  let cancelled = false;
-  // Bytes handed over in this turn of the event loop, and a read waiting for the next.
+export function readRecords(body: Readable, parser: ChunkParser, onEnd: (cut?: unknown) => void, gate?: ReadGate): { cancel(): void } {
+  /** Chunks that arrived and wait for the next turn or the open gate. */
+  const waiting: Buffer[] = [];
+  let waitingBytes = 0;
+  let turn = -1;
   let turnBytes = 0;
-  let turnScheduled = false;
-  let waitingForTurn: (() => void) | undefined;
-  const nextTurn = () => {
-    turnScheduled = false;
-    turnBytes = 0;
-    const proceed = waitingForTurn;
-    waitingForTurn = undefined;
-    proceed?.();
+  /** The body has ended (`cut` says how) but chunks still wait. */
+  let ended: { cut?: unknown } | undefined;
+  let finished = false;
+  let waitingForGate = false;
+
+  const finish = (cut?: unknown) => {
+    if (finished) return;
+    finished = true;
+    waiting.length = 0;
+    waitingBytes = 0;
+    if (cut === undefined) onEnd();
+    else onEnd(cut);
   };
 
-  /** The chunks that arrived first, `limit` bytes of them or the first alone (cut to `limit`). */
-  const take = (limit: number): Buffer => {
-    let count = 0;
-    let bytes = 0;
-    while (count < arrived.length && bytes + arrived[count]!.length <= limit) bytes += arrived[count++]!.length;
-    let value: Buffer;
-    if (count === 0) {
-      const first = arrived[0]!;
-      value = first.subarray(0, limit);
-      arrived[0] = first.subarray(limit);
-    } else value = count === 1 ? arrived.shift()! : Buffer.concat(arrived.splice(0, count), bytes);
-    arrivedBytes -= value.length;
-    return value;
-  };
-
-  const handOver = () => {
-    if (!waiting || (arrived.length === 0 && !ended)) return;
-    const deliver = waiting;
-    waiting = undefined;
-    if (arrived.length === 0) return deliver({ done: true, value: undefined });
-    // A cancelled body's reads are not held to the turn (see `read`).
-    const value = take(cancelled ? Infinity : BYTES_PER_TURN - turnBytes);
-    turnBytes += value.length;
-    if (!turnScheduled) {
-      turnScheduled = true;
-      setImmediate(nextTurn);
+  /** Parses what the turn and the gate allow of `chunk`; returns what of it must wait, if any. */
+  const parse = (chunk: Buffer): Buffer | undefined => {
+    const now = currentTurn();
+    if (turn !== now) {
+      turn = now;
+      turnBytes = 0;
     }
-    if (body.isPaused() && arrivedBytes <= PAUSE_AFTER_BYTES && gate?.whenOpen() === undefined) body.resume();
-    deliver({ done: false, value });
+    const allowed = BYTES_PER_TURN - turnBytes;
+    if (allowed <= 0) return chunk;
+    const part = chunk.length <= allowed ? chunk : chunk.subarray(0, allowed);
+    turnBytes += part.length;
+    try {
+      parser.feed(part);
+    } catch (error) {
+      body.destroy();
+      finish(error);
+      return undefined;
+    }
+    return part === chunk ? undefined : chunk.subarray(allowed);
   };
-  // Asked for more with the gate open: a body the closed gate paused flows again.
-  const takeNext = (resolve: NonNullable<typeof waiting>) => {
-    waiting = resolve;
-    if (body.isPaused() && arrivedBytes <= PAUSE_AFTER_BYTES) body.resume();
-    handOver();
+
+  const gateClosed = (): boolean => {
+    const opened = gate?.whenOpen();
+    if (opened === undefined) return false;
+    if (!waitingForGate) {
+      waitingForGate = true;
+      void opened.then(() => {
+        waitingForGate = false;
+        drain();
+      });
+    }
+    return true;
+  };
+
+  /** Parses the chunks that wait, as far as the turn and the gate allow, and ends the stream once they are all parsed. */
+  const drain = () => {
+    while (waiting.length > 0 && !finished) {
+      if (gateClosed()) return;
+      const rest = parse(waiting[0]!);
+      if (finished) return;
+      if (rest !== undefined) {
+        waitingBytes -= waiting[0]!.length - rest.length;
+        waiting[0] = rest;
+        resumeIfDue();
+        return onNextTurn(drain);
+      }
+      waitingBytes -= waiting.shift()!.length;
+    }
+    if (finished) return;
+    if (ended !== undefined) return finish(ended.cut);
+    resumeIfDue();
+  };
+
+  // Chunks that arrive while others wait join them, in order: the body may flow again before they are all parsed.
+  const resumeIfDue = () => {
+    if (body.isPaused() && !body.destroyed && waitingBytes <= PAUSE_AFTER_BYTES && gate?.whenOpen() === undefined) body.resume();
+  };
+
+  let pauseScheduled = false;
+  const pauseAtGate = () => {
+    pauseScheduled = false;
+    if (!finished && waiting.length > 0 && gate?.whenOpen() !== undefined) body.pause();
+  };
+  const wait = (chunk: Buffer) => {
+    waiting.push(chunk);
+    waitingBytes += chunk.length;
+    if (waitingBytes > PAUSE_AFTER_BYTES) body.pause();
+    else if (!pauseScheduled && gate?.whenOpen() !== undefined) {
+      // Not at once: the rest of the socket read that brought this chunk (often the records that came with a cut)
+      // is taken too, rather than left in the response, which a cut destroys.
+      pauseScheduled = true;
+      process.nextTick(pauseAtGate);
+    }
   };
 
   body.on("data", (chunk: Buffer) => {
-    arrived.push(chunk);
-    arrivedBytes += chunk.length;
-    if (arrivedBytes > PAUSE_AFTER_BYTES || (!waiting && gate?.whenOpen() !== undefined)) body.pause();
-    handOver();
+    if (finished) return;
+    if (waiting.length > 0) return wait(chunk);
+    if (gateClosed()) {
+      wait(chunk);
+      return;
+    }
+    const rest = parse(chunk);
+    if (rest !== undefined && !finished) {
+      wait(rest);
+      onNextTurn(drain);
+    }
   });
-  body.once("end", () => {
-    ended = true;
-    handOver();
-  });
-  const cut = (error: unknown) => {
-    if (ended) return;
-    onCut(error);
-    ended = true;
-    handOver();
+  const end = (cut?: unknown) => {
+    if (ended !== undefined || finished) return;
+    ended = { cut };
+    if (waiting.length === 0) finish(cut);
   };
-  body.once("error", cut);
+  body.once("end", () => end());
+  // Not `once`: a destroyed body may emit more than one error, and an unheard one would end the process.
+  body.on("error", (error: unknown) => end(error));
   body.once("close", () => {
-    if (!body.readableEnded) cut(new Error("the body closed before its end"));
+    if (!body.readableEnded) end(new Error("the body closed before its end"));
   });
 
-  const reader: BodyReader = {
-    read: () =>
-      new Promise((resolve) => {
-        const throughGate = () => {
-          const opened = cancelled ? undefined : gate?.whenOpen();
-          if (opened === undefined) return takeNext(resolve);
-          waitingAtGate = resolve;
-          void opened.then(() => {
-            if (waitingAtGate !== resolve) return;
-            waitingAtGate = undefined;
-            takeNext(resolve);
-          });
-        };
-        if (turnBytes < BYTES_PER_TURN || cancelled) return throughGate();
-        waitingForTurn = () => (cancelled ? resolve({ done: true, value: undefined }) : throughGate());
-      }),
-    releaseLock: () => {},
-    cancel: async () => {
-      cancelled = true;
+  return {
+    cancel: () => {
+      if (finished) return;
+      finished = true;
+      waiting.length = 0;
+      parser.stop();
       body.destroy();
-      ended = true;
-      waitingAtGate?.({ done: true, value: undefined });
-      waitingAtGate = undefined;
-      const proceed = waitingForTurn;
-      waitingForTurn = undefined;
-      proceed?.();
-      handOver();
     },
   };
-  return { getReader: () => reader };
 }
 
 /**
- * Bounds one SSE record of `body` to `maxBytes`: the SSE parser keeps
- * an unfinished record in memory however long it grows, so once more than
- * `maxBytes` of one record have arrived, `onTooLarge` gets an
- * A2A_PROTOCOL_ERROR and the body is destroyed (which `readBody` then ends
- * as a cut). Only records that span chunks are measured: one that starts
- * and ends within a chunk is smaller than the chunk (at most 64 KiB, what a
- * socket read yields), and the limit is no less than that.
- *
- * A record ends at a blank line, two line ends in a row: every such pair,
- * whatever mix of CR, LF and CRLF, holds `\n\n`, `\n\r` or `\r\r`, or has
- * them across two chunks.
+ * The event loop's turns, counted by one `setImmediate` for every stream
+ * of the process (rather than one per stream and turn): a turn's count
+ * changes once the loop has run its I/O callbacks.
  */
-export function limitRecordBytes(body: Readable, maxBytes: number, onTooLarge: (error: unknown) => void): void {
-  // Bytes of the record still open at the end of the last chunk, and that chunk's last byte.
-  let open = 0;
-  let previous = -1;
-  body.on("data", (chunk: Buffer) => {
-    if (chunk.length === 0) return;
-    const first = recordEnd(chunk, previous, "first");
-    // The record that was open, with what of it this chunk holds (all of it, when it ends here).
-    const held = open + (first < 0 ? chunk.length : first);
-    open = first < 0 ? held : chunk.length - recordEnd(chunk, previous, "last");
-    previous = chunk[chunk.length - 1]!;
-    if (held <= maxBytes && open <= maxBytes) return;
-    onTooLarge(protocolError(new Error(`an SSE record of the kernel passed ${maxBytes} bytes`)));
-    body.destroy();
-  });
+let turnCount = 0;
+let turnScheduled = false;
+let nextTurnWork: Array<() => void> = [];
+
+function currentTurn(): number {
+  if (!turnScheduled) {
+    turnScheduled = true;
+    setImmediate(advanceTurn);
+  }
+  return turnCount;
 }
 
-const LF = 0x0a;
-const CR = 0x0d;
-const BLANK_LF = Buffer.from("\n\n");
-const CR_PAIRS = [Buffer.from("\n\r"), Buffer.from("\r\r")];
+function onNextTurn(work: () => void): void {
+  currentTurn();
+  nextTurnWork.push(work);
+}
 
-/**
- * Where the first or last record ending in `chunk` ends (the index after
- * its blank line; a CRLF's LF may fall just after), or -1. `previous` is
- * the byte before the chunk.
- */
-function recordEnd(chunk: Buffer, previous: number, which: "first" | "last"): number {
-  const find = (pair: Buffer) => (which === "first" ? chunk.indexOf(pair) : chunk.lastIndexOf(pair));
-  const better = (a: number, b: number) => (a < 0 ? b : b < 0 ? a : which === "first" ? Math.min(a, b) : Math.max(a, b));
-  const lf = find(BLANK_LF);
-  let end = lf < 0 ? -1 : lf + 2;
-  // CRs are rare (the SDK writes LF only): the other pairs are looked for only when a CR could hold a better one.
-  const cr = which === "first" ? chunk.indexOf(CR) : chunk.indexOf(CR, Math.max(end, 0));
-  if (cr >= 0 && (which === "last" || end < 0 || cr < end)) {
-    for (const pair of CR_PAIRS) {
-      const at = find(pair);
-      if (at >= 0) end = better(end, at + 2);
+function advanceTurn(): void {
+  turnScheduled = false;
+  turnCount++;
+  const work = nextTurnWork;
+  nextTurnWork = [];
+  for (const next of work) {
+    try {
+      next();
+    } catch (error) {
+      // One stream's failure must not keep the others waiting: it is thrown on its own.
+      process.nextTick(() => {
+        throw error;
+      });
     }
   }
-  const head = chunk[0]!;
-  const acrossEdge = (previous === LF && (head === LF || head === CR)) || (previous === CR && head === CR);
-  return acrossEdge && (which === "first" || end < 0) ? 1 : end;
 }

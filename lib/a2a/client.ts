@@ -8,7 +8,6 @@
 import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
-import type { EventSourceMessage } from "eventsource-parser";
 import type { RequestInit } from "node-fetch";
 import { defer, from, switchMap, tap, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";
@@ -24,7 +23,7 @@ import type { A2aDialect } from "./dialect.js";
 import { largeRecordsInSlices } from "./large-records.js";
 import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import type { ReadGate } from "./body-reader.js";
-import { postSse } from "./sse-stream.js";
+import { postSse, type SseRecord } from "./sse-stream.js";
 
 export { rpcErrorOf, type JsonRpcResult, type RpcError } from "./rpc-errors.js";
 
@@ -283,7 +282,7 @@ function envelope(method: string, params: unknown): { id: string; text: string }
 /** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
 const resultOfRecordFor =
   (requestId: string) =>
-  ({ event, data }: EventSourceMessage, frame: unknown = parseJson(data)): JsonRpcResult => {
+  ({ event, data }: SseRecord, frame: unknown = parseJson(data)): JsonRpcResult => {
     if (event === "error") throw streamErrorOf(frame);
     return resultOf(frame, requestId);
   };

@@ -9,10 +9,10 @@
  *   results   --a-------B'c--d--|      B' parsed over several turns of the loop
  */
 import type { OperatorFunction } from "rxjs";
-import type { EventSourceMessage } from "eventsource-parser";
 import { awaitInOrder } from "../../operators/await-in-order.js";
 import { LARGE_JSON_CHARS, nextTurn, parseJsonInSlices, type YieldToLoop } from "./large-json.js";
 import { MAX_KERNEL_JSON_DEPTH, nestsDeeperThan, protocolError } from "./rpc-errors.js";
+import type { SseRecord } from "./sse-parser.js";
 
 /** `parseJson` (`rpc-errors.ts`) in slices: the same value, the same A2A_PROTOCOL_ERROR for text that is no JSON or nests too deep. */
 export async function parseKernelJsonInSlices(text: string, yieldToLoop: YieldToLoop = nextTurn): Promise<unknown> {
@@ -33,10 +33,10 @@ export async function parseKernelJsonInSlices(text: string, yieldToLoop: YieldTo
  * `frame`; `resultOf` parses every other record itself, at once.
  */
 export function largeRecordsInSlices<R>(
-  resultOf: (record: EventSourceMessage, frame?: unknown) => R,
+  resultOf: (record: SseRecord, frame?: unknown) => R,
   yieldToLoop: YieldToLoop = nextTurn,
-): OperatorFunction<EventSourceMessage, R> {
-  return awaitInOrder((record: EventSourceMessage) =>
+): OperatorFunction<SseRecord, R> {
+  return awaitInOrder((record: SseRecord) =>
     record.data.length < LARGE_JSON_CHARS
       ? resultOf(record)
       : parseKernelJsonInSlices(record.data, yieldToLoop).then((frame) => resultOf(record, frame)),

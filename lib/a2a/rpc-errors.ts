@@ -128,10 +128,27 @@ export function parseJson(text: string): unknown {
   } catch (error) {
     throw protocolError(error);
   }
-  if (nestsDeeperThan(value, MAX_KERNEL_JSON_DEPTH)) {
+  if (!tooFewOpenersToNest(text, MAX_KERNEL_JSON_DEPTH) && nestsDeeperThan(value, MAX_KERNEL_JSON_DEPTH)) {
     throw protocolError(new Error(`the kernel's JSON nests deeper than ${MAX_KERNEL_JSON_DEPTH} levels`));
   }
   return value;
+}
+
+/** Below this length, counting a text's brackets costs less than walking its value (about 0.1 against 0.3 µs for a text delta's frame). */
+const COUNT_OPENERS_BELOW_CHARS = 4096;
+
+/**
+ * Whether `text` is short and has too few `{` and `[` (in strings or not)
+ * for its value to nest more than `levels` deep: each level is a container,
+ * and each container one of them. Every frame is checked, nearly all are
+ * small and shallow, and this spares them the walk.
+ */
+function tooFewOpenersToNest(text: string, levels: number): boolean {
+  if (text.length >= COUNT_OPENERS_BELOW_CHARS) return false;
+  let count = 0;
+  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) if (++count > levels) return false;
+  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) if (++count > levels) return false;
+  return true;
 }
 
 /**

@@ -1,12 +1,11 @@
 /**
  * One POST whose answer is an SSE stream, as an Observable of its records.
  *
- * Read with `node:http` (`kernelStream`) and `eventsource-parser`, nothing
- * between them but the body reader: a JSON-RPC stream is one POST that
- * ends when its body ends, so a browser-style EventSource (reconnects,
- * retries, a fetch and web streams over the socket) only had to be
- * disarmed, and cost a `stream.pipeline`, a PassThrough and their
- * listeners per stream besides.
+ * Read with `node:http` (`kernelStream`), each chunk parsed as it arrives
+ * (`readRecords`, `SseRecordParser`), its records handed on at once: a
+ * JSON-RPC stream is one POST that ends when its body ends, so a
+ * browser-style EventSource (reconnects, retries, a fetch and web streams
+ * over the socket) only had to be disarmed.
  *
  *   POST → 200 text/event-stream, records a b, body ends   --a--b--|
  *   POST → JSON (any status), or fails, or times out        --#  (AguiError)
@@ -16,14 +15,13 @@
  */
 import type { IncomingMessage } from "node:http";
 import { Observable } from "rxjs";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { AguiError } from "../errors.js";
-import { limitRecordBytes, readBody, type BodyReader, type ReadGate } from "./body-reader.js";
+import { readRecords, type ReadGate } from "./body-reader.js";
 import { kernelStream } from "./kernel-fetch.js";
 import { unavailable } from "./rpc-errors.js";
+import { SseRecordParser, type SseRecord } from "./sse-parser.js";
 
-/** One record of the stream: its `event:` field, if any, and its data lines joined. */
-export type SseRecord = EventSourceMessage;
+export type { SseRecord } from "./sse-parser.js";
 
 export interface SsePost {
   url: string;
@@ -31,11 +29,11 @@ export interface SsePost {
   body: string;
   /** Until the response headers (or a JSON error body) have arrived. */
   connectTimeoutMs: number;
-  /** One SSE record, in bytes; a longer one fails the stream with A2A_PROTOCOL_ERROR (see limitRecordBytes). */
+  /** One SSE record, in bytes; a longer one fails the stream with A2A_PROTOCOL_ERROR (see SseRecordParser). */
   maxRecordBytes: number;
   /** A JSON answer instead of the stream, in bytes (see kernelStream). */
   maxResponseBytes: number;
-  /** While closed, the body is not read on (see `readBody`). */
+  /** While closed, the body is not read on (see `readRecords`). */
   gate?: ReadGate;
 }
 
@@ -43,22 +41,11 @@ export interface SsePost {
 export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, maxResponseBytes, gate }: SsePost): Observable<SseRecord> {
   return new Observable<SseRecord>((subscriber) => {
     const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
-    let reader: BodyReader | undefined;
+    let reading: { cancel(): void } | undefined;
 
-    const read = async (response: IncomingMessage) => {
-      // Why the body ended early, if the transport cut it (see readBody) or a record grew too large; the first cause is kept.
-      let cut: unknown;
-      limitRecordBytes(response, maxRecordBytes, (error) => (cut ??= error));
-      reader = readBody(response, (error) => (cut ??= error), gate).getReader();
-      const parser = createParser({ onEvent: (record) => subscriber.next(record) });
-      const decoder = new TextDecoder();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (subscriber.closed) return;
-        // An unfinished last record is dropped, as an EventSource drops it.
-        if (done) return cut === undefined ? subscriber.complete() : fail(cut);
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
+    const read = (response: IncomingMessage) => {
+      const parser = new SseRecordParser((record) => subscriber.next(record), maxRecordBytes);
+      reading = readRecords(response, parser, (cut) => (cut === undefined ? subscriber.complete() : fail(cut)), gate);
     };
 
     const sent = kernelStream(url, { headers, body }, { firstByteMs: connectTimeoutMs, maxResponseBytes });
@@ -69,7 +56,7 @@ export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, 
 
     return () => {
       sent.abort();
-      void reader?.cancel();
+      reading?.cancel();
     };
   });
 }

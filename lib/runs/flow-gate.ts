@@ -1,7 +1,7 @@
 /**
  * End-to-end backpressure for one stream (a run, or an observer): the SSE
  * sink closes the gate while its client is behind, and the kernel streams
- * the stream reads wait at the gate, chunk by chunk (see `readBody` in
+ * the stream reads wait at the gate, chunk by chunk (see `readRecords` in
  * `a2a/body-reader.ts`). While they wait, the kernel's response stops reading the
  * kernel's socket and TCP holds the kernel back, as if the client were
  * reading the kernel directly.

@@ -64,6 +64,12 @@ describe("parseJson, which reads every kernel answer", () => {
       { numRuns: 300 },
     );
   });
+
+  it("takes a shallow answer whose strings hold more brackets than the depth limit, short or long", () => {
+    for (const filler of ["{[".repeat(MAX_KERNEL_JSON_DEPTH), "{[".repeat(MAX_KERNEL_JSON_DEPTH) + "x".repeat(8192)]) {
+      expect(parseJson(JSON.stringify({ jsonrpc: "2.0", result: { text: filler } }))).toEqual({ jsonrpc: "2.0", result: { text: filler } });
+    }
+  });
 });
 
 /** The test config, with the documented default of any setting it does not name yet (settings are being added). */

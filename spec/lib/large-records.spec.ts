@@ -6,13 +6,13 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { Subject } from "rxjs";
-import type { EventSourceMessage } from "eventsource-parser";
+import type { SseRecord } from "../../lib/a2a/sse-parser.js";
 import { LARGE_JSON_CHARS } from "../../lib/a2a/large-json.js";
 import { largeRecordsInSlices, parseKernelJsonInSlices } from "../../lib/a2a/large-records.js";
 import { parseJson } from "../../lib/a2a/rpc-errors.js";
 import { AguiError } from "../../lib/errors.js";
 
-const message = (data: string, event = "message"): EventSourceMessage => ({ data, event, id: undefined });
+const message = (data: string, event = "message"): SseRecord => ({ data, event });
 const small = (n: number) => message(JSON.stringify({ n }));
 const large = (n: number) => message(JSON.stringify({ n, text: "x".repeat(LARGE_JSON_CHARS) }));
 
@@ -29,14 +29,14 @@ function manualTurns(): { yieldToLoop: () => Promise<void>; next: () => void; wa
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("largeRecordsInSlices", () => {
-  const resultOf = (record: EventSourceMessage, frame?: unknown) => {
+  const resultOf = (record: SseRecord, frame?: unknown) => {
     const value = (frame ?? parseJson(record.data)) as { n: number; text?: string };
     return { n: value.n, parsedInSlices: frame !== undefined, textLength: value.text?.length ?? 0 };
   };
 
   it("passes small records through at once, and holds those after a large one until it is parsed", async () => {
     const turns = manualTurns();
-    const records = new Subject<EventSourceMessage>();
+    const records = new Subject<SseRecord>();
     const seen: Array<{ n: number; parsedInSlices: boolean; textLength: number }> = [];
     let completed = false;
     records
@@ -65,7 +65,7 @@ describe("largeRecordsInSlices", () => {
   });
 
   it("fails the stream with A2A_PROTOCOL_ERROR for a large record that is no JSON, after the records before it", async () => {
-    const records = new Subject<EventSourceMessage>();
+    const records = new Subject<SseRecord>();
     const seen: number[] = [];
     const failed = new Promise<unknown>((resolve) =>
       records.pipe(largeRecordsInSlices(resultOf)).subscribe({ next: ({ n }) => seen.push(n), error: resolve }),
@@ -80,7 +80,7 @@ describe("largeRecordsInSlices", () => {
   });
 
   it("tells the source's error after the large record before it", async () => {
-    const records = new Subject<EventSourceMessage>();
+    const records = new Subject<SseRecord>();
     const seen: number[] = [];
     const failed = new Promise<unknown>((resolve) =>
       records.pipe(largeRecordsInSlices(resultOf)).subscribe({ next: ({ n }) => seen.push(n), error: resolve }),

@@ -1,13 +1,14 @@
 /**
- * limitRecordBytes: where an SSE record ends, whatever line ends the kernel
- * writes and however its body is cut into chunks. A record under the limit
+ * The SSE parser's record limit: where an SSE record ends, whatever line
+ * ends the kernel writes and however its body is cut into chunks. A record under the limit
  * is never refused (a miscounted end would add records up and refuse a
  * healthy stream), and one over it always is.
  */
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { limitRecordBytes } from "../../lib/a2a/body-reader.js";
+import { readRecords } from "../../lib/a2a/body-reader.js";
+import { SseRecordParser } from "../../lib/a2a/sse-parser.js";
 
 const LINE_ENDS = ["\n", "\r", "\r\n"] as const;
 
@@ -30,22 +31,24 @@ function recordText({ lines, ends }: { lines: number[]; ends: string[] }): strin
 
 /** Feeds `text` in pieces of the given sizes, in turn; returns the refusal, if any. */
 function feed(text: string, sizes: number[], maxBytes: number): unknown {
-  const body = new PassThrough();
-  let refusal: unknown;
-  limitRecordBytes(body, maxBytes, (error) => (refusal = error));
+  const parser = new SseRecordParser(() => {}, maxBytes);
   const bytes = Buffer.from(text);
-  for (let from = 0, piece = 0; from < bytes.length && refusal === undefined; piece++) {
-    const size = sizes[piece % sizes.length]!;
-    body.write(bytes.subarray(from, from + size));
-    from += size;
+  try {
+    for (let from = 0, piece = 0; from < bytes.length; piece++) {
+      const size = sizes[piece % sizes.length]!;
+      parser.feed(bytes.subarray(from, from + size));
+      from += size;
+    }
+  } catch (error) {
+    return error;
   }
-  return refusal;
+  return undefined;
 }
 
 const recordsArbitrary = fc.array(recordArbitrary, { minLength: 1, maxLength: 12 });
 const chunkSizes = fc.array(fc.integer({ min: 1, max: CHUNK }), { minLength: 1, maxLength: 20 });
 
-describe("limitRecordBytes", () => {
+describe("the SSE record limit", () => {
   it("never refuses records within the limit, and refuses one past it, whatever the line ends and chunks", () => {
     fc.assert(
       fc.property(recordsArbitrary, chunkSizes, (records, sizes) => {
@@ -60,13 +63,17 @@ describe("limitRecordBytes", () => {
     );
   });
 
-  it("destroys the body once a record passes the limit", () => {
+  it("destroys the body once a record passes the limit, after the records before it", async () => {
     const body = new PassThrough();
+    const records: string[] = [];
     let refusal: unknown;
-    limitRecordBytes(body, 10, (error) => (refusal = error));
+    readRecords(body, new SseRecordParser((record) => records.push(record.data), 10), (cut) => (refusal = cut));
     body.write("data: 1\n\nda");
+    await new Promise((resolve) => setImmediate(resolve));
     expect(refusal).toBeUndefined();
     body.write("ta: 12345");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(records).toEqual(["1"]);
     expect(refusal).toEqual(expect.objectContaining({ code: "A2A_PROTOCOL_ERROR" }));
     expect(body.destroyed).toBe(true);
   });
