@@ -16,7 +16,6 @@ import {
   identity,
   merge,
   pipe,
-  startWith,
   takeWhile,
   tap,
   type MonoTypeOperatorFunction,
@@ -40,6 +39,7 @@ import { finishRun, runErrorEvent, type ErrorDescriber } from "../operators/fini
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
+import { openWith } from "../operators/open-with.js";
 import { projectArtifacts } from "../operators/project-artifacts.js";
 import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
 import { projectReasoning } from "../operators/project-reasoning.js";
@@ -223,7 +223,7 @@ export function deliver(
   };
   const wellFormed: MonoTypeOperatorFunction<AGUIEvent> = pipe(
     stage("alongside", setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity),
-    stage("opening", startWith(...setup.opening)),
+    stage("opening", openWith(setup.opening)),
     stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools({ runId: setup.messageRunId ?? setup.runId }) : identity),
     stage("neutralizeTerminalControls", neutralizeTerminalControls()),
     endWithRunError(runError, setup.opening),
