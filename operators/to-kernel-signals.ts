@@ -18,7 +18,7 @@
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
-import type { A2AUpdate } from "./unwrap-stream-response.js";
+import { toA2AUpdate, type A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
 import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
@@ -226,6 +226,19 @@ function artifactSignals(artifact: JsonObject): KernelSignal[] {
 }
 
 export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<A2AUpdate, KernelSignal> {
+  return signalsOfEach(options, (update: A2AUpdate) => update);
+}
+
+/**
+ * `toKernelSignals` for a stream's JSON-RPC results, each unwrapped on the
+ * way (`toA2AUpdate`): one stage rather than a `map` before it, on every
+ * frame of every run.
+ */
+export function resultsToKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<JsonObject, KernelSignal> {
+  return signalsOfEach(options, toA2AUpdate);
+}
+
+function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) => A2AUpdate): OperatorFunction<T, KernelSignal> {
   const resolved = {
     findInputs: options.findInputs,
     newToolId: options.newToolId ?? newToolCallId,
@@ -247,7 +260,8 @@ export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFuncti
         return true;
       };
       return updates.pipe(
-        emitEach((update, index) => {
+        emitEach((frame: T, index) => {
+          const update = updateOf(frame);
           const skipInputs = index === 0 && update.kind === "task" && !readLeading;
           // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
           const signals = signalsOf(update, resolved);
