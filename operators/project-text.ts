@@ -215,7 +215,8 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
           lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(scopeOf(lane), kernelId, lane.after);
         const delta = unseen(messageId, text, !pipeline);
         if (!delta) return [];
-        const content: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta };
+        // Its slot for the timestamp `stampTime` adds is made with it: added later, it took a second allocation.
+        const content: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, timestamp: undefined };
         let out: AGUIEvent | AGUIEvent[] = content;
         if (lane.openId !== messageId) {
           out = [...close(lane), { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" }, content];

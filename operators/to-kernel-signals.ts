@@ -130,11 +130,23 @@ export interface ToKernelSignalsOptions {
   readLeadingSnapshotInputs?: boolean;
 }
 
-export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSignalsOptions>, "newToolId" | "findInputs">): KernelSignal[] {
+/** What a stream told already: a frame that repeats the task's ids or state makes no signal of them. */
+export interface ToldBefore {
+  bound?: SignalOf<"task-bound">;
+  state?: TaskStateName;
+}
+
+export function signalsOf(
+  update: A2AUpdate,
+  options: Pick<Required<ToKernelSignalsOptions>, "newToolId" | "findInputs">,
+  told: ToldBefore = {},
+): KernelSignal[] {
   const { kind, body } = update;
   const signals: KernelSignal[] = [];
   const taskId = str(kind === "task" ? body.id : body.taskId);
-  if (taskId) signals.push({ kind: "task-bound", taskId, contextId: str(body.contextId) });
+  const contextId = str(body.contextId);
+  if (taskId && (taskId !== told.bound?.taskId || contextId !== told.bound.contextId))
+    signals.push({ kind: "task-bound", taskId, contextId });
 
   const metadata = isObject(body.metadata) ? body.metadata : NOTHING;
   const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : NOTHING;
@@ -169,7 +181,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
       const text = textOf(body);
       if (text) signals.push({ kind: "text", messageId: str(body.messageId), text, source: "final" });
     }
-    signals.push({ kind: "task-state", state: "completed" });
+    if (told.state !== "completed") signals.push({ kind: "task-state", state: "completed" });
     return signals;
   }
 
@@ -201,7 +213,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   }
   // A failure's status message is the kernel's reason: the run's RUN_ERROR carries it as well as the chat's text.
   const explainsFailure = statusText !== "" && (state === "failed" || state === "rejected");
-  if (state !== undefined)
+  if (state !== undefined && state !== told.state)
     signals.push(explainsFailure ? { kind: "task-state", state, reason: statusText } : { kind: "task-state", state });
   return signals;
 }
@@ -246,16 +258,16 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
   const readLeading = options.readLeadingSnapshotInputs ?? true;
   return (updates) =>
     defer(() => {
-      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change.
-      let bound: SignalOf<"task-bound"> | undefined;
-      let state: TaskStateName | undefined;
+      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change, and
+      // a repeat is not even made (two objects per frame of every run).
+      const told: ToldBefore = {};
       const isNews = (signal: KernelSignal): boolean => {
         if (signal.kind === "task-bound") {
-          if (signal.taskId === bound?.taskId && signal.contextId === bound.contextId) return false;
-          bound = signal;
+          if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
+          told.bound = signal;
         } else if (signal.kind === "task-state") {
-          if (signal.state === state) return false;
-          state = signal.state;
+          if (signal.state === told.state) return false;
+          told.state = signal.state;
         }
         return true;
       };
@@ -264,7 +276,7 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
           const update = updateOf(frame);
           const skipInputs = index === 0 && update.kind === "task" && !readLeading;
           // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
-          const signals = signalsOf(update, resolved);
+          const signals = signalsOf(update, resolved, told);
           let kept = 0;
           for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
           signals.length = kept;
