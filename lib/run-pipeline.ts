@@ -16,7 +16,6 @@ import {
   identity,
   merge,
   pipe,
-  startWith,
   takeWhile,
   tap,
   type MonoTypeOperatorFunction,
@@ -40,6 +39,7 @@ import { finishRun, runErrorEvent, type ErrorDescriber } from "../operators/fini
 import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
+import { openWith } from "../operators/open-with.js";
 import { projectArtifacts } from "../operators/project-artifacts.js";
 import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
 import { projectReasoning } from "../operators/project-reasoning.js";
@@ -177,6 +177,10 @@ const isPipelineItem = (item: RunItem): boolean =>
   isSignal(item) &&
   (item.kind === "pipeline-event" || item.kind === "pipeline-snapshot" || item.kind === "step" || item.kind === "run-end");
 
+/** What the thinking, tool, artifact and usage stages act on. */
+const DETAIL_KINDS = new Set<KernelSignal["kind"]>(["reasoning", "tool", "tool-progress", "artifact", "message-data", "usage"]);
+const isDetailSignal = (item: RunItem): boolean => isSignal(item) && DETAIL_KINDS.has(item.kind);
+
 /** Kernel signals → AG-UI events; each projector claims its own signals. The run end is committed before it is told. */
 export function projectToAgui(
   setup: Pick<RunSetup, "threadId" | "runId" | "messageRunId" | "pipelineMessageScope" | "session" | "textSnapshotDigests" | "describe">,
@@ -187,17 +191,22 @@ export function projectToAgui(
   const stage = stagesOf(ports);
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
+  const details: MonoTypeOperatorFunction<RunItem> = pipe(
+    stage("projectReasoning", projectReasoning({ runId: messageRunId })),
+    stage("projectTools", projectTools({ runId: messageRunId })),
+    stage("projectArtifacts", projectArtifacts()),
+    stage("aggregateUsage", aggregateUsage()),
+  );
   return pipe(
     stage("cumulativeTextAsDeltas", cumulativeTextAsDeltas({ sessionKnown: Boolean(setup.session?.known.sessionId) })),
     stage(
       "projectText",
       projectText({ runId: messageRunId, knownDigests: new Set(setup.textSnapshotDigests), pipelineScope: setup.pipelineMessageScope }),
     ),
-    stage("projectReasoning", projectReasoning({ runId: messageRunId })),
-    stage("projectTools", projectTools({ runId: messageRunId })),
-    stage("projectArtifacts", projectArtifacts()),
+    // They join at the first signal one of them claims, so a run of text alone pays nothing per delta for them.
+    // Each passes every other item as it is until then; the messages thinking and calls go in, `projectText` named.
+    engageFrom(isDetailSignal, details),
     stage("announceSession", setup.session ? announceSession(setup.session, setup.session.known) : identity),
-    stage("aggregateUsage", aggregateUsage()),
     stage("settleAndPersistEnd", awaitInOrder(settle)),
     stage("finishRun", finishRun({ threadId, runId, describe })),
   );
@@ -223,7 +232,7 @@ export function deliver(
   };
   const wellFormed: MonoTypeOperatorFunction<AGUIEvent> = pipe(
     stage("alongside", setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity),
-    stage("opening", startWith(...setup.opening)),
+    stage("opening", openWith(setup.opening)),
     stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools({ runId: setup.messageRunId ?? setup.runId }) : identity),
     stage("neutralizeTerminalControls", neutralizeTerminalControls()),
     endWithRunError(runError, setup.opening),

@@ -32,13 +32,13 @@ export function aggregateUsage(): OperatorFunction<RunItem, RunItem> {
     defer(() => {
       const seen: TokenUsage[] = [];
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (!isSignal(item)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (!isSignal(item)) return item;
           if (item.kind === "usage") {
             seen.push(item.usage);
             return [];
           }
-          if (item.kind !== "run-end") return [item];
+          if (item.kind !== "run-end") return item;
           const usage = sumUsage(seen);
           return [usage ? { ...item, usage } : item];
         }),

@@ -76,18 +76,18 @@ export function cumulativeTextAsDeltas({ sessionKnown = false }: { sessionKnown?
         return text;
       };
 
-      const read = (signal: SignalOf<"text">): RunItem[] => {
-        if (signal.source !== "delta" || signal.pipeline || signal.messageId === undefined) return [signal];
+      const read = (signal: SignalOf<"text">): RunItem | RunItem[] => {
+        if (signal.source !== "delta" || signal.pipeline || signal.messageId === undefined) return signal;
         const text = newPart(signal.messageId, signal.text);
-        if (text === signal.text) return [signal];
+        if (text === signal.text) return signal;
         return text === "" ? [] : [{ ...signal, text }];
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (!("kind" in item)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (!("kind" in item)) return item;
           if (item.kind === "session-bound") iacCodeKernel = true;
-          return item.kind === "text" && !iacCodeKernel ? read(item) : [item];
+          return item.kind === "text" && !iacCodeKernel ? read(item) : item;
         }),
       );
     });

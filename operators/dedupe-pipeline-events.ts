@@ -60,21 +60,21 @@ export function dedupePipelineEvents(options: { cursor: number }): OperatorFunct
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (!isSignal(item)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (!isSignal(item)) return item;
           switch (item.kind) {
             case "pipeline-snapshot":
               endRecovery();
               pendingSnapshotSequence = sequenceOf(item.snapshot.lastSequence);
-              return [item];
+              return item;
             case "pipeline-event":
               if (!item.recovered) endRecovery();
-              return isNew(item) ? [item] : [];
+              return isNew(item) ? item : [];
             case "run-end":
               endRecovery();
               return [{ ...item, pipelineSequence: highest }];
             default:
-              return [item];
+              return item;
           }
         }),
       );

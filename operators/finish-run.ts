@@ -43,8 +43,8 @@ export const runErrorEvent = (error: AguiError, describe: ErrorDescriber): AGUIE
 };
 
 export function finishRun({ threadId, runId, describe }: FinishRunOptions): OperatorFunction<RunItem, AGUIEvent> {
-  return emitEach((item): AGUIEvent[] => {
-    if (!isSignal(item)) return [item];
+  return emitEach((item): AGUIEvent | AGUIEvent[] => {
+    if (!isSignal(item)) return item;
     if (item.kind !== "run-end") return [];
     const usage = item.usage ? { usage: item.usage } : {};
     if (item.error) return [{ ...runErrorEvent(item.error, describe), ...usage }];

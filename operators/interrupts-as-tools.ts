@@ -45,25 +45,25 @@ export function interruptsAsTools(options: { runId: string }): OperatorFunction<
     defer(() => {
       let turnId: string | undefined;
       return source.pipe(
-        emitEach((event): AGUIEvent[] => {
+        emitEach((event): AGUIEvent | AGUIEvent[] => {
           switch (event.type) {
             case EventType.TEXT_MESSAGE_START:
               turnId = event.messageId;
-              return [event];
+              return event;
             case EventType.TOOL_CALL_START:
               turnId = event.parentMessageId ?? turnId;
-              return [event];
+              return event;
             case EventType.TOOL_CALL_RESULT:
               turnId = undefined;
-              return [event];
+              return event;
             case EventType.RUN_FINISHED: {
-              if (event.outcome?.type !== "interrupt") return [event];
+              if (event.outcome?.type !== "interrupt") return event;
               const { interrupts } = event.outcome;
               const parent = turnId ?? toolTurnMessageId(options.runId, interrupts[0]!.id);
               return [...interrupts.flatMap((interrupt) => asToolCall(interrupt, parent)), event];
             }
             default:
-              return [event];
+              return event;
           }
         }),
       );

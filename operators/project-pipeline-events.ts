@@ -135,11 +135,11 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (!isSignal(item)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (!isSignal(item)) return item;
           if (item.kind === "pipeline-event") return project(item);
           if (item.kind === "pipeline-snapshot") return recover(item);
-          return [item];
+          return item;
         }),
       );
     });

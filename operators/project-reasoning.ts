@@ -50,12 +50,12 @@ export function projectReasoning(options: { runId: string }): OperatorFunction<R
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (isSignal(item)) return item.kind === "reasoning" ? reason(item) : [item];
-          if (!TEXT_EVENTS.has(item.type)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (isSignal(item)) return item.kind === "reasoning" ? reason(item) : item;
+          if (!TEXT_EVENTS.has(item.type)) return item;
           if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
           if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;
-          return open.size === 0 ? [item] : [...closeAll(), item];
+          return open.size === 0 ? item : [...closeAll(), item];
         }),
       );
     });

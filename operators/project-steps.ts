@@ -104,11 +104,11 @@ export function projectSteps(options: ProjectStepsOptions): OperatorFunction<Run
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (!isSignal(item)) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (!isSignal(item)) return item;
           if (item.kind === "step") return project(item);
           if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];
-          return [item];
+          return item;
         }),
         startWith(...reopened),
       );

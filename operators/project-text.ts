@@ -163,6 +163,8 @@ const newLane = (): Lane => ({
 
 const AGENT_LANE = "agent";
 
+const listOf = (out: AGUIEvent | AGUIEvent[]): AGUIEvent[] => (Array.isArray(out) ? out : [out]);
+
 export function projectText(options: ProjectTextOptions): OperatorFunction<RunItem, RunItem> {
   const { runId } = options;
   const pipelineScope = options.pipelineScope ?? runId;
@@ -206,27 +208,28 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
         return replayed === 0 ? text : text.slice(replayed);
       };
 
-      const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent[] => {
-        // The open message's id is kept, not built again: this runs on every delta.
+      /** The delta's CONTENT, alone (no array) while its message is open: this runs on every delta. */
+      const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent | AGUIEvent[] => {
+        // The open message's id is kept, not built again.
         const messageId =
           lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(scopeOf(lane), kernelId, lane.after);
         const delta = unseen(messageId, text, !pipeline);
         if (!delta) return [];
-        const out: AGUIEvent[] = [];
+        // Its slot for the timestamp `stampTime` adds is made with it: added later, it took a second allocation.
+        const content: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, timestamp: undefined };
+        let out: AGUIEvent | AGUIEvent[] = content;
         if (lane.openId !== messageId) {
-          out.push(...close(lane));
-          out.push({ type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" });
+          out = [...close(lane), { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" }, content];
           lane.openId = messageId;
         }
         if (lane.kernelId !== kernelId) lane.nextId = undefined;
         lane.kernelId = kernelId;
         lane.turnId = messageId;
-        out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta });
         textEmitted = true;
         return out;
       };
 
-      const project = (signal: SignalOf<"text">): AGUIEvent[] => {
+      const project = (signal: SignalOf<"text">): AGUIEvent | AGUIEvent[] => {
         if (!signal.text) return [];
         if (signal.pipeline) {
           const { messageId } = signal;
@@ -243,7 +246,7 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
           return append(agent, kernelId, signal.text);
         }
         if (textEmitted) return signal.source === "final" ? close(agent) : [];
-        return [...append(agent, signal.messageId ?? newMessageId(), signal.text), ...close(agent)];
+        return [...listOf(append(agent, signal.messageId ?? newMessageId(), signal.text)), ...close(agent)];
       };
 
       /** A call goes in its turn's message; its result ends the turn, and the lane's text after it is a new message. */
@@ -278,11 +281,11 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
+        emitEach((item): RunItem | RunItem[] => {
           if (!isSignal(item)) {
-            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.length === 0) return [item];
+            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.length === 0) return item;
             const stepRunId = stepFactsFrom(item)?.stepRunId;
-            return stepRunId === undefined ? [item] : [...closeStep(stepRunId), item];
+            return stepRunId === undefined ? item : [...closeStep(stepRunId), item];
           }
           switch (item.kind) {
             case "text":
@@ -292,9 +295,9 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
             case "reasoning":
               return [placeReasoning(item)];
             case "run-end":
-              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map((hash) => hash.digest()) }] : [item];
+              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map((hash) => hash.digest()) }] : item;
             default:
-              return [item];
+              return item;
           }
         }),
       );

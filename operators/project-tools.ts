@@ -76,17 +76,17 @@ export function projectTools(options: { runId: string }): OperatorFunction<RunIt
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
+        emitEach((item): RunItem | RunItem[] => {
           if (!isSignal(item)) {
             if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
             if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;
-            return [item];
+            return item;
           }
           if (item.kind === "tool") return project(item);
           if (item.kind === "tool-progress") {
             return [{ type: EventType.CUSTOM, name: TOOL_PROGRESS_EVENT, value: { schemaVersion: 1, ...item.tool } }];
           }
-          return [item];
+          return item;
         }),
       );
     });

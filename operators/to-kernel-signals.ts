@@ -18,7 +18,7 @@
 import { defer, type OperatorFunction } from "rxjs";
 import { emitEach } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
-import type { A2AUpdate } from "./unwrap-stream-response.js";
+import { toA2AUpdate, type A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
 import { newToolCallId } from "../lib/model/tool-ids.js";
 import { tokenUsageOf as usageOf } from "../lib/model/usage.js";
@@ -130,11 +130,23 @@ export interface ToKernelSignalsOptions {
   readLeadingSnapshotInputs?: boolean;
 }
 
-export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSignalsOptions>, "newToolId" | "findInputs">): KernelSignal[] {
+/** What a stream told already: a frame that repeats the task's ids or state makes no signal of them. */
+export interface ToldBefore {
+  bound?: SignalOf<"task-bound">;
+  state?: TaskStateName;
+}
+
+export function signalsOf(
+  update: A2AUpdate,
+  options: Pick<Required<ToKernelSignalsOptions>, "newToolId" | "findInputs">,
+  told: ToldBefore = {},
+): KernelSignal[] {
   const { kind, body } = update;
   const signals: KernelSignal[] = [];
   const taskId = str(kind === "task" ? body.id : body.taskId);
-  if (taskId) signals.push({ kind: "task-bound", taskId, contextId: str(body.contextId) });
+  const contextId = str(body.contextId);
+  if (taskId && (taskId !== told.bound?.taskId || contextId !== told.bound.contextId))
+    signals.push({ kind: "task-bound", taskId, contextId });
 
   const metadata = isObject(body.metadata) ? body.metadata : NOTHING;
   const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : NOTHING;
@@ -169,7 +181,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
       const text = textOf(body);
       if (text) signals.push({ kind: "text", messageId: str(body.messageId), text, source: "final" });
     }
-    signals.push({ kind: "task-state", state: "completed" });
+    if (told.state !== "completed") signals.push({ kind: "task-state", state: "completed" });
     return signals;
   }
 
@@ -201,7 +213,7 @@ export function signalsOf(update: A2AUpdate, options: Pick<Required<ToKernelSign
   }
   // A failure's status message is the kernel's reason: the run's RUN_ERROR carries it as well as the chat's text.
   const explainsFailure = statusText !== "" && (state === "failed" || state === "rejected");
-  if (state !== undefined)
+  if (state !== undefined && state !== told.state)
     signals.push(explainsFailure ? { kind: "task-state", state, reason: statusText } : { kind: "task-state", state });
   return signals;
 }
@@ -226,6 +238,19 @@ function artifactSignals(artifact: JsonObject): KernelSignal[] {
 }
 
 export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<A2AUpdate, KernelSignal> {
+  return signalsOfEach(options, (update: A2AUpdate) => update);
+}
+
+/**
+ * `toKernelSignals` for a stream's JSON-RPC results, each unwrapped on the
+ * way (`toA2AUpdate`): one stage rather than a `map` before it, on every
+ * frame of every run.
+ */
+export function resultsToKernelSignals(options: ToKernelSignalsOptions): OperatorFunction<JsonObject, KernelSignal> {
+  return signalsOfEach(options, toA2AUpdate);
+}
+
+function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) => A2AUpdate): OperatorFunction<T, KernelSignal> {
   const resolved = {
     findInputs: options.findInputs,
     newToolId: options.newToolId ?? newToolCallId,
@@ -233,24 +258,25 @@ export function toKernelSignals(options: ToKernelSignalsOptions): OperatorFuncti
   const readLeading = options.readLeadingSnapshotInputs ?? true;
   return (updates) =>
     defer(() => {
-      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change.
-      let bound: SignalOf<"task-bound"> | undefined;
-      let state: TaskStateName | undefined;
+      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change, and
+      // a repeat is not even made (two objects per frame of every run).
+      const told: ToldBefore = {};
       const isNews = (signal: KernelSignal): boolean => {
         if (signal.kind === "task-bound") {
-          if (signal.taskId === bound?.taskId && signal.contextId === bound.contextId) return false;
-          bound = signal;
+          if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
+          told.bound = signal;
         } else if (signal.kind === "task-state") {
-          if (signal.state === state) return false;
-          state = signal.state;
+          if (signal.state === told.state) return false;
+          told.state = signal.state;
         }
         return true;
       };
       return updates.pipe(
-        emitEach((update, index) => {
+        emitEach((frame: T, index) => {
+          const update = updateOf(frame);
           const skipInputs = index === 0 && update.kind === "task" && !readLeading;
           // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
-          const signals = signalsOf(update, resolved);
+          const signals = signalsOf(update, resolved, told);
           let kept = 0;
           for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
           signals.length = kept;

@@ -187,13 +187,24 @@ export function pipeToSse(
     return connection === undefined ? undefined : systemSendQueue(connection);
   };
   let inSystemAtLastCheck: number | undefined;
+  /**
+   * The client's system acknowledged more than was written since the last check that asked: a slow reader,
+   * reading, below what wakes the socket. Asked only when nothing else showed progress, since a reading is a
+   * parse of every connection of the host: a client that keeps up never costs one.
+   */
+  const systemTook = () => {
+    const unacknowledged = inSystem();
+    const took = unacknowledged !== undefined && inSystemAtLastCheck !== undefined && unacknowledged < inSystemAtLastCheck;
+    inSystemAtLastCheck = unacknowledged;
+    return took;
+  };
   const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
   const watchForStall = () => {
     if (stallTimer !== undefined) return;
     progressAt = Date.now();
     takenAtProgress = taken();
     queuedAtLastCheck = queuedInHandle(res);
-    inSystemAtLastCheck = inSystem();
+    inSystemAtLastCheck = undefined;
     armStallCheck();
   };
   // Unref'd: watching a client must not keep the process alive.
@@ -213,12 +224,12 @@ export function pipeToSse(
     const queued = queuedInHandle(res);
     const tookPart = queued < queuedAtLastCheck;
     queuedAtLastCheck = queued;
-    // The client's system acknowledged more than was written since: a slow reader, reading, below what wakes the socket.
-    const unacknowledged = inSystem();
-    const systemTook = unacknowledged !== undefined && inSystemAtLastCheck !== undefined && unacknowledged < inSystemAtLastCheck;
-    inSystemAtLastCheck = unacknowledged;
-    if (taken() > takenAtProgress || tookPart || systemTook) {
+    if (taken() > takenAtProgress || tookPart) {
       takenAtProgress = taken();
+      progressAt = Date.now();
+      // What the system held before this progress says nothing of the next check.
+      inSystemAtLastCheck = undefined;
+    } else if (systemTook()) {
       progressAt = Date.now();
     } else if (Date.now() - progressAt >= stallMs) {
       return dropStalledClient(unsent);

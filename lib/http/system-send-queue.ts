@@ -59,13 +59,33 @@ let latest = new Map<string, number>();
 
 async function readQueues(): Promise<Map<string, number>> {
   const queues = new Map<string, number>();
-  for (const table of TABLES) {
-    const text = await readFile(table, "latin1").catch(() => "");
-    for (const line of text.split("\n").slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields.length < 5 || fields[3] !== ESTABLISHED) continue;
-      queues.set(`${fields[1]}>${fields[2]}`, parseInt(fields[4]!.split(":")[0]!, 16));
+  for (const table of TABLES) establishedQueues(await readFile(table, "latin1").catch(() => ""), queues);
+  return queues;
+}
+
+/**
+ * Each established connection's `tx_queue` in one table's text, into
+ * `queues` by its name (`connectionKey`). A line is "sl: local remote st
+ * tx_queue:rx_queue …", its fields one space apart after the first column:
+ * they are read off by position, for a host's table may hold thousands of
+ * connections (every socket of the network namespace, closed ones waiting
+ * too), and splitting every line took milliseconds of the event loop and
+ * a tenth of what a streaming service allocated.
+ */
+export function establishedQueues(text: string, queues = new Map<string, number>()): Map<string, number> {
+  // The first line is the header.
+  for (let start = text.indexOf("\n") + 1; start > 0 && start < text.length;) {
+    const newline = text.indexOf("\n", start);
+    const lineEnd = newline === -1 ? text.length : newline;
+    const local = text.indexOf(": ", start) + 2;
+    const remote = text.indexOf(" ", local) + 1;
+    const state = text.indexOf(" ", remote) + 1;
+    if (local > 1 && remote > local && state > remote && state + 3 < lineEnd && text.startsWith(`${ESTABLISHED} `, state)) {
+      const txQueue = state + 3;
+      const name = `${text.slice(local, remote - 1)}>${text.slice(remote, state - 1)}`;
+      queues.set(name, parseInt(text.slice(txQueue, text.indexOf(":", txQueue)), 16));
     }
+    start = lineEnd + 1;
   }
   return queues;
 }

@@ -7,18 +7,17 @@
  * stream with the same `framesToSignals`.
  */
 import { EventType } from "@ag-ui/core";
-import { pipe, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
 import type { JsonRpcResult } from "../a2a/client.js";
 import { kernelInputsOf, keepInput } from "../interrupts/keep-input.js";
 import { toInterrupt } from "../interrupts/to-interrupt.js";
 import type { KernelSignal, SignalOf } from "../model/kernel-signal.js";
 import type { RunSetup } from "../run-pipeline.js";
-import { toKernelSignals } from "../../operators/to-kernel-signals.js";
-import { unwrapStreamResponse } from "../../operators/unwrap-stream-response.js";
+import { resultsToKernelSignals } from "../../operators/to-kernel-signals.js";
 
 /** The kernel's JSON-RPC results → kernel signals, as a new turn's stream is read. */
 export function framesToSignals(): OperatorFunction<JsonRpcResult, KernelSignal> {
-  return pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false }));
+  return resultsToKernelSignals({ findInputs: kernelInputsOf, readLeadingSnapshotInputs: false });
 }
 
 /** A pause's end with its inputs shown as interrupts, stored nowhere (the spec's in-memory thread shows them so too). */

@@ -13,6 +13,15 @@ describe("emitEach", () => {
     });
   });
 
+  it("emits an item returned alone, not in an array, as it is", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const items = cold("a---b-c|");
+      const kept = { id: "b" };
+      const project = (item: string) => (item === "a" ? ["x", "y"] : item === "b" ? kept : []);
+      expectObservable(items.pipe(emitEach<string, unknown>(project))).toBe("(xy)k--|", { x: "x", y: "y", k: kept });
+    });
+  });
+
   it("passes the item's index and errors the stream when the projection throws", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const items = cold("ab-c|");

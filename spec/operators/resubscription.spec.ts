@@ -77,6 +77,7 @@ const STATELESS = [
   "end-run-on-task-state",
   "finish-run",
   "neutralize-terminal-controls",
+  "open-with",
   "project-artifacts",
   "stamp-time",
   "unwrap-stream-response",
