@@ -14,9 +14,11 @@
  * the same file is still going, `commit` (the rename and the directory's
  * sync) runs in turn. Each stage is as few trips to the thread pool as it
  * can be: a run's first event waits on them, and on a busy event loop each
- * trip waits for its turn.
+ * trip waits for its turn. What only fills the page cache (the temp file's
+ * mode and text) is done in place; what waits for the disk (the syncs) or
+ * may cross a network (open, rename) goes to the pool.
  */
-import { constants } from "node:fs";
+import { constants, fchmodSync, writeFileSync } from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
@@ -98,8 +100,10 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
   const discard = () => unlink(temp).catch(() => undefined);
   try {
-    // The umask can only remove bits; the chmod makes the mode exactly 0600. It and the write are independent.
-    await Promise.all([IS_WINDOWS ? undefined : handle.chmod(0o600), handle.writeFile(text, "utf8")]);
+    // The umask can only remove bits; the chmod makes the mode exactly 0600. Both go to the page cache at once,
+    // microseconds for a thread's state, where a trip to the thread pool waits for the event loop's next turn.
+    if (!IS_WINDOWS) fchmodSync(handle.fd, 0o600);
+    writeFileSync(handle.fd, text, "utf8");
     // The data and the size that reads need; the file's times are not worth a journal commit.
     await handle.datasync();
   } catch (error) {
