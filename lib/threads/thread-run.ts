@@ -67,6 +67,8 @@ export class ThreadRun {
    * write rather than ask for another.
    */
   readonly #idsWriting = new Map<"task" | "session", { id: string; written: Promise<void> }>();
+  /** The task the kernel named for this execution, written down or not (yet): what a cancel must reach. */
+  #announcedTaskId: string | undefined;
 
   constructor(
     state: ThreadState,
@@ -97,6 +99,15 @@ export class ThreadRun {
 
   get state(): ThreadState {
     return this.#state;
+  }
+
+  /**
+   * The execution's task: as stored, else as the kernel named it while its
+   * write goes on (or after it failed). The run shows the kernel's text
+   * meanwhile, so a run that fails then still cancels its task by id.
+   */
+  get taskIdToCancel(): string | null {
+    return this.#state.execution.taskId ?? this.#announcedTaskId ?? null;
   }
 
   /** True once the run has durably paused at interrupts: a disconnect must not cancel the task then. */
@@ -166,6 +177,7 @@ export class ThreadRun {
     const writing = this.#idsWriting.get("task");
     if (writing?.id === taskId) return writing.written;
     if (execution.taskId !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+    this.#announcedTaskId = taskId;
     return this.#writeId("task", taskId, () =>
       this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping"),
     );

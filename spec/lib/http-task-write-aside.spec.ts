@@ -121,7 +121,9 @@ describe("the task's write, beside the run's stream", () => {
     order.length = 0;
     const threadId = uniqueId("thread");
     held = { threadId };
-    const cancelsBefore = harness.kernel.received.filter((call) => call.method === "CancelTask").length;
+    const calls = (method: string) => harness.kernel.received.filter((call) => call.method === method);
+    const cancelsBefore = calls("CancelTask").length;
+    const listsBefore = calls("ListTasks").length;
     const agent = httpAgent(harness.service.url, { threadId, messages: [userMessage("slow")] });
     const running = runHttpAgent(agent, { runId: uniqueId("run"), forwardedProps });
     await waitFor(() => order.includes("out text") && held?.release !== undefined);
@@ -134,8 +136,10 @@ describe("the task's write, beside the run's stream", () => {
     // The task was never announced: no session event names it.
     expect(run.events.filter((event) => event.type === EventType.CUSTOM && event.name === SESSION)).toEqual([]);
     expect(order).not.toContain("out session");
-    // Its id never reached the disk: the task is found by its context and cancelled.
-    await waitFor(() => harness.kernel.received.filter((call) => call.method === "CancelTask").length > cancelsBefore);
+    // Its id never reached the disk, but the run had it from the kernel: the task is cancelled by that id, not looked up.
+    await waitFor(() => calls("CancelTask").length > cancelsBefore);
+    expect(calls("CancelTask").at(-1)?.params).toEqual({ id: expect.any(String) });
+    expect(calls("ListTasks")).toHaveLength(listsBefore);
     expect((await files.load(threadId))?.execution.taskId).toBeNull();
     // What the client was shown stays as it was shown; the run's error ends it.
     expect(transcript(run.messages)).toEqual([
