@@ -111,16 +111,13 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
   const isResume = input.resume !== undefined;
   const digest = requestDigest(input);
 
-  // The lease first: held, one read of the thread is authoritative (a read less before the kernel is called).
+  // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
+  checkRunId(await loadThread(store, input.threadId), input, digest);
   let lease = await acquireThread(store, input.threadId);
-  if (!lease) {
-    // Held by another run: a look without it, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
-    checkRunId(await loadThread(store, input.threadId), input, digest);
-    if (await deps.waitForLeavingRun?.(input.threadId)) lease = await acquireThread(store, input.threadId);
-  }
+  if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await acquireThread(store, input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY", {}, { retryAfterS: THREAD_BUSY_RETRY_AFTER_S });
   try {
-    // Under the lease the file is authoritative: another run may have changed it since any look without it.
+    // Under the lease the file is authoritative: another run may have changed it since the first look.
     let state = await loadThread(store, input.threadId);
     const reusesRunId = checkRunId(state, input, digest);
     const userId = ext.userId ?? null;
