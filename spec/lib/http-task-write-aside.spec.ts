@@ -27,8 +27,8 @@ describe("the task's write, beside the run's stream", () => {
   /** The thread whose task write is held, and what the test does with it once released. */
   let held: { threadId: string; release?: (outcome: "commit" | "fail") => void } | undefined;
 
-  const isTaskWrite = (state: ThreadState, before: ThreadState | undefined) =>
-    state.execution.taskId !== null && before !== undefined && before.execution.taskId === null;
+  /** The first write of the held thread that names its task (the admission's names none). */
+  const isTaskWrite = (state: ThreadState) => state.execution.taskId !== null && held?.release === undefined;
 
   beforeAll(async () => {
     const config = testConfig();
@@ -38,7 +38,7 @@ describe("the task's write, beside the run's stream", () => {
       tryAcquire: (threadId: string) => files.tryAcquire(threadId),
       save: async (state: ThreadState, lease?: ThreadLease, options?: SaveOptions) => {
         const holding = held;
-        if (holding?.threadId === state.threadId && isTaskWrite(state, await files.load(state.threadId).catch(() => undefined))) {
+        if (holding?.threadId === state.threadId && isTaskWrite(state)) {
           await options?.after;
           const outcome = await new Promise<"commit" | "fail">((resolve) => (holding.release = resolve));
           if (outcome === "fail") {
