@@ -40,6 +40,7 @@ import { interruptsAsTools } from "../operators/interrupts-as-tools.js";
 import { mergeHeartbeat, type Heartbeat } from "../operators/merge-heartbeat.js";
 import { neutralizeTerminalControls } from "../operators/neutralize-terminal-controls.js";
 import { openWith } from "../operators/open-with.js";
+import { persistIdsAside } from "../operators/persist-ids-aside.js";
 import { projectArtifacts } from "../operators/project-artifacts.js";
 import { projectPipelineEvents } from "../operators/project-pipeline-events.js";
 import { projectReasoning } from "../operators/project-reasoning.js";
@@ -58,9 +59,15 @@ export interface RunPorts {
   /** True for an input the thread has answered already: a kernel may still repeat it in a snapshot. */
   isAnswered?: (inputId: string) => boolean;
   /**
-   * Writes down a task or session id the kernel announced, before anything
-   * after it is told (the session event carries them). `undefined` when
-   * there is nothing to write; a rejection ends the run.
+   * The admission's write while it is under way: nothing the kernel says is
+   * told before the run is recorded. A rejection ends the run.
+   */
+  admission?: () => Promise<void> | undefined;
+  /**
+   * Writes down a task or session id the kernel announced. What comes after
+   * it goes on meanwhile; the session event that carries the ids, and the
+   * run's end, wait for the write (`persistIdsAside`). `undefined` when
+   * there is nothing to write; a rejection (or a throw) ends the run.
    */
   persistIds: (signal: KernelSignal) => Promise<void> | undefined;
   /**
@@ -123,11 +130,11 @@ export interface RunSetup {
   alongside?: Observable<AGUIEvent>;
 }
 
-/** Ids on disk, or a run end that says why they are not. */
-const persistedIdsOf =
-  (persistIds: RunPorts["persistIds"]) =>
+/** The signal once the run is recorded, or a run end that says why it is not. */
+const afterAdmissionOf =
+  (admission: RunPorts["admission"]) =>
   (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
-    const written = persistIds(signal);
+    const written = admission?.();
     if (written === undefined) return signal;
     return written.then(
       () => signal,
@@ -141,13 +148,13 @@ const persistedIdsOf =
  * a drop is told from a finished run and no late error overtakes a signal.
  */
 export function readKernel(
-  ports: Pick<RunPorts, "followDrops" | "isAnswered" | "persistIds" | "instrument">,
+  ports: Pick<RunPorts, "followDrops" | "isAnswered" | "admission" | "persistIds" | "instrument">,
 ): MonoTypeOperatorFunction<KernelSignal> {
   const stage = stagesOf(ports);
   return pipe(
     stage("followDrops", ports.followDrops ?? identity),
     stage("endRunOnTaskState", endRunOnTaskState(ports.isAnswered ? { isAnswered: ports.isAnswered } : {})),
-    stage("persistIds", awaitInOrder(persistedIdsOf(ports.persistIds))),
+    stage("persistIds", pipe(awaitInOrder(afterAdmissionOf(ports.admission)), persistIdsAside(ports.persistIds))),
     stage(
       "untilRunEnd",
       takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),

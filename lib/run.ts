@@ -100,15 +100,15 @@ export function runAgent({ input, language, thread, isResume, userParts }: RunRe
     const ports: RunPorts = {
       followDrops: followDropsOf(input, isResume, thread, deps.a2a),
       isAnswered: thread.isAnswered,
-      // Each signal waits for the admission's write while it is under way, and for the ids it brings.
+      // Each signal waits for the admission's write while it is under way (the kernel is left unread meanwhile).
+      admission: () => heldIfAny(thread.admissionWrite),
+      // The ids' own writes hold only what announces them (the session event, the run's end): the kernel is read on.
       persistIds: (signal) =>
-        heldIfAny(
-          (signal.kind === "task-bound"
-            ? thread.rememberTask(signal.taskId, signal.contextId)
-            : signal.kind === "session-bound"
-              ? thread.rememberSession(signal.sessionId)
-              : undefined) ?? thread.admissionWrite,
-        ),
+        signal.kind === "task-bound"
+          ? thread.rememberTask(signal.taskId, signal.contextId)
+          : signal.kind === "session-bound"
+            ? thread.rememberSession(signal.sessionId)
+            : undefined,
       settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask, pipelineGraph))),
       // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
       // A status the hub no longer holds starts from the stored state's, so a resumed run's graph goes on from its pause.

@@ -5,7 +5,10 @@
  * else, for an agent that names no session (any A2A agent but the iac-code
  * kernel), before the first thing the run has to show once the task is
  * known, or just before the run ends if the task is known by then (`null`
- * for a session the kernel never named). A client needs its `executionId` to
+ * for a session the kernel never named). Known means on disk (R-PER-4): an
+ * id still being written (`storing`, see `persistIdsAside`) waits, and what
+ * the kernel says meanwhile is shown before it; a task stored after
+ * something was shown is announced at once. A client needs its `executionId` to
  * cancel, so it should not wait for the end when the ids are there early;
  * and an event with no task names nothing it could act on, so a run that
  * failed before the kernel said anything sends none.
@@ -51,6 +54,10 @@ export function announceSession(
     defer(() => {
       let { taskId, sessionId } = known;
       let announced = false;
+      /** Something was shown already: a task id stored after it is announced at once, not at the next thing shown. */
+      let shown = false;
+      /** A session id is being written: the announcement waits for it. */
+      let sessionStoring = false;
 
       const announce = (): AGUIEvent[] => {
         announced = true;
@@ -61,11 +68,19 @@ export function announceSession(
         emitEach((item): RunItem[] => {
           if (announced) return [item];
           // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
-          if (!isSignal(item)) return taskId !== null ? [...announce(), item] : [item];
+          if (!isSignal(item)) {
+            shown = true;
+            return taskId !== null ? [...announce(), item] : [item];
+          }
           if (item.kind === "run-end") return taskId === null ? [item] : [...announce(), item];
-          if (item.kind === "task-bound") taskId ??= item.taskId;
-          if (item.kind === "session-bound") sessionId ??= item.sessionId;
-          return taskId !== null && sessionId !== null ? [item, ...announce()] : [item];
+          // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
+          if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
+          if (item.kind === "session-bound") {
+            sessionStoring = item.storing === true;
+            if (!item.storing) sessionId ??= item.sessionId;
+          }
+          const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
+          return announceable ? [item, ...announce()] : [item];
         }),
       );
     });

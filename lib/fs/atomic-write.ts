@@ -14,10 +14,12 @@
  * the same file is still going, `commit` (the rename and the directory's
  * sync) runs in turn. Each stage is as few trips to the thread pool as it
  * can be: a run's first event waits on them, and on a busy event loop each
- * trip waits for its turn.
+ * trip waits for its turn. What only fills the page cache (the temp file's
+ * mode and text) is done in place; what waits for the disk (the syncs) or
+ * may cross a network (open, rename) goes to the pool.
  */
-import { constants } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
+import { constants, fchmodSync, writeFileSync } from "node:fs";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 export const IS_WINDOWS = process.platform === "win32";
@@ -25,8 +27,17 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY);
+const openDirectory = (dir: string): Promise<FileHandle> => open(dir, constants.O_RDONLY);
+
+/** Closes a directory handle nothing waits on. */
+const closeQuietly = (handle: Promise<FileHandle>) =>
+  void handle.then(
+    (opened) => opened.close().catch(() => undefined),
+    () => undefined,
+  );
+
+async function fsyncDirectory(dir: string, opening: Promise<FileHandle> = openDirectory(dir)): Promise<void> {
+  const handle = await opening;
   try {
     await handle.sync();
   } catch (error) {
@@ -47,16 +58,18 @@ const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<
  * a sync runs share the one queued behind it: many threads' saves at once
  * cost one directory sync per round, not one each.
  */
-export function syncDirectory(dir: string): Promise<void> {
+export function syncDirectory(dir: string, opening?: Promise<FileHandle>): Promise<void> {
   if (IS_WINDOWS) return Promise.resolve();
   const syncs = directorySyncs.get(dir);
-  if (syncs === undefined) return startSync(dir);
+  if (syncs === undefined) return startSync(dir, opening);
+  // The sync this call shares opens the directory itself.
+  if (opening) closeQuietly(opening);
   syncs.next ??= syncs.running.catch(() => undefined).then(() => startSync(dir));
   return syncs.next;
 }
 
-function startSync(dir: string): Promise<void> {
-  const running = fsyncDirectory(dir).finally(() => {
+function startSync(dir: string, opening?: Promise<FileHandle>): Promise<void> {
+  const running = fsyncDirectory(dir, opening).finally(() => {
     if (directorySyncs.get(dir)?.running === running) directorySyncs.delete(dir);
   });
   directorySyncs.set(dir, { running });
@@ -87,8 +100,10 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
   const discard = () => unlink(temp).catch(() => undefined);
   try {
-    // The umask can only remove bits; the chmod makes the mode exactly 0600. It and the write are independent.
-    await Promise.all([IS_WINDOWS ? undefined : handle.chmod(0o600), handle.writeFile(text, "utf8")]);
+    // The umask can only remove bits; the chmod makes the mode exactly 0600. Both go to the page cache at once,
+    // microseconds for a thread's state, where a trip to the thread pool waits for the event loop's next turn.
+    if (!IS_WINDOWS) fchmodSync(handle.fd, 0o600);
+    writeFileSync(handle.fd, text, "utf8");
     // The data and the size that reads need; the file's times are not worth a journal commit.
     await handle.datasync();
   } catch (error) {
@@ -99,16 +114,22 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   // The data is on disk: a failing close can lose nothing, so it is not waited for where it need not be.
   const closed = handle.close().catch(() => undefined);
   const commit = async () => {
+    // Opened beside the rename, one trip to the thread pool less before the run's write is durable: a
+    // directory's fsync covers the entries it holds when it runs, whenever its handle was opened.
+    const directory = IS_WINDOWS ? undefined : openDirectory(dir);
+    // Its failure is told by the sync below; meanwhile it is not an unhandled rejection.
+    directory?.catch(() => undefined);
     try {
       // Windows cannot rename an open file; elsewhere the rename need not wait for the close.
       if (IS_WINDOWS || beforeRename) await closed;
       await beforeRename?.(temp);
       await rename(temp, file);
     } catch (error) {
+      if (directory) closeQuietly(directory);
       await discard();
       throw error;
     }
-    await syncDirectory(dir);
+    await syncDirectory(dir, directory);
   };
   return {
     temp,

@@ -22,10 +22,15 @@ export interface KernelInput {
 }
 
 export type KernelSignal =
-  /** The A2A task this run drives is known (first Task frame or any update). */
-  | { kind: "task-bound"; taskId: string; contextId: string | undefined }
+  /**
+   * The A2A task this run drives is known (first Task frame or any update).
+   * `storing`: the thread's write of it is under way, so it may not be
+   * announced yet; the signal comes again without it once it is on disk
+   * (`persistIdsAside`). Likewise for `session-bound`.
+   */
+  | { kind: "task-bound"; taskId: string; contextId: string | undefined; storing?: true }
   /** The kernel's session id (`metadata.iac_code.iacCodeSessionId`). */
-  | { kind: "session-bound"; sessionId: string }
+  | { kind: "session-bound"; sessionId: string; storing?: true }
   /**
    * Agent text. `delta` is one streamed chunk; `final` is the `assistantFinal`
    * status repeating the whole answer and `history` the trailing agent turns

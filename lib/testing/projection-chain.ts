@@ -41,7 +41,8 @@ export const CHAIN_NOW = Date.UTC(2026, 0, 1);
 
 /** A thread in memory: the ports `runAgent` gives the chain, without a disk. */
 export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
-  const written = new Set<string>();
+  const written = new Map<string, Promise<void>>();
+  const stored = new Set<string>();
   return {
     isAnswered: options.isAnswered ?? (() => false),
     // Asynchronous for the signals that change something, as the thread's writes are.
@@ -52,9 +53,11 @@ export function inMemoryPorts(options: ChainOptions = {}): RunPorts {
           : signal.kind === "session-bound"
             ? `session:${signal.sessionId}`
             : undefined;
-      if (key === undefined || written.has(key)) return undefined;
-      written.add(key);
-      return Promise.resolve();
+      if (key === undefined || stored.has(key)) return undefined;
+      // A repeat while the first write of its id is under way waits for that write, as the thread's does.
+      const write = written.get(key) ?? Promise.resolve().then(() => void stored.add(key));
+      written.set(key, write);
+      return write;
     },
     settleAndPersistEnd: async (end: SignalOf<"run-end">) => {
       if (end.error || !end.inputs?.length) return end;

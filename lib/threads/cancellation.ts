@@ -38,13 +38,13 @@ export function runCancellation(thread: ThreadRun, { a2a, grace, endExecution, l
 
   return {
     cancelTask: () => {
-      if (!waiting()) cancel(thread.state.execution.taskId);
+      if (!waiting()) cancel(thread.taskIdToCancel);
     },
     abandon: () =>
       thread.afterChanges((state, paused) => {
         if (paused || waiting()) return;
         const { taskId, executionId } = state.execution;
-        if (!grace?.enabled || taskId === null) return cancel(taskId);
+        if (!grace?.enabled || taskId === null) return cancel(taskId ?? thread.taskIdToCancel);
         thread.keepExecutionOpen();
         grace.hold({
           threadId,

@@ -61,6 +61,14 @@ export class ThreadRun {
   #admissionFailure: AguiError | undefined;
   /** Nothing but the admission's write is in the queue yet: the next change may be prepared beside it. */
   #queueIsAdmission = false;
+  /**
+   * The task and session ids being written: every frame names its task, and
+   * frames go on while the first write is under way; they wait for that
+   * write rather than ask for another.
+   */
+  readonly #idsWriting = new Map<"task" | "session", { id: string; written: Promise<void> }>();
+  /** The task the kernel named for this execution, written down or not (yet): what a cancel must reach. */
+  #announcedTaskId: string | undefined;
 
   constructor(
     state: ThreadState,
@@ -91,6 +99,15 @@ export class ThreadRun {
 
   get state(): ThreadState {
     return this.#state;
+  }
+
+  /**
+   * The execution's task: as stored, else as the kernel named it while its
+   * write goes on (or after it failed). The run shows the kernel's text
+   * meanwhile, so a run that fails then still cancels its task by id.
+   */
+  get taskIdToCancel(): string | null {
+    return this.#state.execution.taskId ?? this.#announcedTaskId ?? null;
   }
 
   /** True once the run has durably paused at interrupts: a disconnect must not cancel the task then. */
@@ -147,25 +164,46 @@ export class ThreadRun {
 
   /**
    * The task of this execution; a different one, or a foreign context, is a
-   * protocol error. Undefined when there is nothing to write (every frame
-   * names its task; only the first changes anything).
+   * protocol error, thrown at once so the run ends before anything after it
+   * is told. Undefined when there is nothing to write (every frame names its
+   * task; only the first changes anything).
    */
   rememberTask(taskId: string, contextId: string | undefined): Promise<void> | undefined {
     const { execution } = this.#state;
     if (contextId !== undefined && contextId !== this.#state.contextId) {
-      return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" }));
+      throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
     }
     if (execution.taskId === taskId) return undefined;
-    if (execution.taskId !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" }));
-    return this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping");
+    const writing = this.#idsWriting.get("task");
+    if (writing?.id === taskId) return writing.written;
+    if (execution.taskId !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
+    this.#announcedTaskId = taskId;
+    return this.#writeId("task", taskId, () =>
+      this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping"),
+    );
   }
 
-  /** The kernel session never changes for a thread; undefined when there is nothing to write. */
+  #writeId(which: "task" | "session", id: string, write: () => Promise<void>): Promise<void> {
+    const written = write();
+    const entry = { id, written };
+    this.#idsWriting.set(which, entry);
+    const settled = () => {
+      if (this.#idsWriting.get(which) === entry) this.#idsWriting.delete(which);
+    };
+    written.then(settled, settled);
+    return written;
+  }
+
+  /** The kernel session never changes for a thread (a change is thrown at once); undefined when there is nothing to write. */
   rememberSession(sessionId: string): Promise<void> | undefined {
     const known = this.#state.iacCodeSessionId;
     if (known === sessionId) return undefined;
-    if (known !== null) return Promise.reject(new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" }));
-    return this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping");
+    const writing = this.#idsWriting.get("session");
+    if (writing?.id === sessionId) return writing.written;
+    if (known !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" });
+    return this.#writeId("session", sessionId, () =>
+      this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping"),
+    );
   }
 
   /**

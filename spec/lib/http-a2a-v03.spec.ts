@@ -207,7 +207,11 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
 
   it("cancel: the cancel route cancels the running task (tasks/cancel) and the run ends CANCELLED", async () => {
     const input = runInput("slow-chat");
-    const opened = await openRun(service.url, input, (raw) => raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"));
+    const opened = await openRun(
+      service.url,
+      input,
+      (raw) => raw.includes("iac-code.session.v1") && raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"),
+    );
     const { executionId, taskId } = sessionOf(await parseSse(opened.raw));
     const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${executionId}/cancel`, {
       method: "POST",
@@ -243,7 +247,11 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
 
   it("an observer of a live run follows it (tasks/get, tasks/resubscribe) to its end", async () => {
     const input = runInput("/slow-chat");
-    const opened = await openRun(service.url, input, (raw) => raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"));
+    const opened = await openRun(
+      service.url,
+      input,
+      (raw) => raw.includes("iac-code.session.v1") && raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"),
+    );
     const { executionId } = sessionOf(await parseSse(opened.raw));
     const resubscribes = calls("tasks/resubscribe").length;
     const watching = postRun(`${service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, { threadId: input.threadId });
@@ -259,7 +267,11 @@ describe("the service in front of an A2A 0.3 agent without iac-code metadata", (
   });
 
   it("a client that leaves mid-run has its task cancelled (tasks/cancel)", async () => {
-    const opened = await openRun(service.url, runInput("slow-chat"), (raw) => raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"));
+    const opened = await openRun(
+      service.url,
+      runInput("slow-chat"),
+      (raw) => raw.includes("iac-code.session.v1") && raw.includes("TEXT_MESSAGE_CONTENT") && raw.endsWith("\n\n"),
+    );
     const { taskId } = sessionOf(await parseSse(opened.raw));
     opened.abort();
     await waitFor(() => calls("tasks/cancel").some((call) => (call.params as { id: string }).id === taskId));

@@ -37,6 +37,34 @@ describe("announceSession", () => {
     });
   });
 
+  it("does not announce ids still being written: only once they come again, stored", () => {
+    const storingTask: RunItem = { ...task, storing: true } as RunItem;
+    const storingSession: RunItem = { ...sess, storing: true } as RunItem;
+    const text: RunItem = { kind: "text", messageId: "m1", text: "Hi", source: "delta" };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(
+        cold("abx-c-d---e", { a: storingTask, b: storingSession, x: text, c: task, d: sess, e: end }).pipe(announceSession(identity)),
+      ).toBe("abx-c-(ds)e", { a: storingTask, b: storingSession, x: text, c: task, d: sess, e: end, s: session("t1", "s1") });
+    });
+  });
+
+  it("announces a task stored after something was shown at once, unless its session is still being written", () => {
+    const storingTask: RunItem = { ...task, storing: true } as RunItem;
+    const storingSession: RunItem = { ...sess, storing: true } as RunItem;
+    const shownText = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m1", delta: "Hi" } as RunItem;
+    marbles().run(({ cold, expectObservable }) => {
+      // A plain agent names no session: its task is announced as soon as it is stored.
+      expectObservable(cold("ax-c---e", { a: storingTask, x: shownText, c: task, e: end }).pipe(announceSession(identity))).toBe(
+        "ax-(cs)e",
+        { a: storingTask, x: shownText, c: task, e: end, s: session("t1", null) },
+      );
+      // The iac-code kernel's session is being written too: the announcement waits for it, and names it.
+      expectObservable(
+        cold("abx-c-d---e", { a: storingTask, b: storingSession, x: shownText, c: task, d: sess, e: end }).pipe(announceSession(identity)),
+      ).toBe("abx-c-(ds)e", { a: storingTask, b: storingSession, x: shownText, c: task, d: sess, e: end, s: session("t1", "s1") });
+    });
+  });
+
   it("announces just before the run ends with nulls for what never came", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const items = cold("a-(d|)", { a: task, d: end });

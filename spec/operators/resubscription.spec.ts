@@ -20,7 +20,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, of, repeat, type Observable } from "rxjs";
-import type { RunItem } from "../../lib/model/kernel-signal.js";
+import type { KernelSignal, RunItem } from "../../lib/model/kernel-signal.js";
 import { runMessageId, toolResultMessageId, toolTurnMessageId } from "../../lib/model/message-ids.js";
 import { emptyPipelineGraph, reducePipelineGraph } from "../../lib/model/pipeline-graph.js";
 import { defaultPipelineRunId, pipelineActivityId } from "../../lib/model/pipeline-ids.js";
@@ -40,6 +40,7 @@ import { interruptToolName, interruptsAsTools } from "../../operators/interrupts
 import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { HEARTBEAT, mergeHeartbeat } from "../../operators/merge-heartbeat.js";
 import { onAbandon } from "../../operators/on-abandon.js";
+import { persistIdsAside } from "../../operators/persist-ids-aside.js";
 import { PIPELINE_EVENT, projectPipelineEvents } from "../../operators/project-pipeline-events.js";
 import { projectReasoning } from "../../operators/project-reasoning.js";
 import { projectSteps } from "../../operators/project-steps.js";
@@ -125,6 +126,25 @@ describe("re-subscription: an operator instance subscribed twice starts afresh e
         s: sessionEvent(identity, { taskId: "t1", sessionId: "s1" }),
       });
     });
+  });
+
+  resubscribing("persist-ids-aside", "a subscription that left while a write was under way does not hold the next one's end", async () => {
+    let commit!: () => void;
+    const write = new Promise<void>((resolve) => (commit = resolve));
+    const task: KernelSignal = { kind: "task-bound", taskId: "t1", contextId: undefined };
+    const aside = persistIdsAside((signal) => (signal.kind === "task-bound" && signal.taskId === "t1" ? write : undefined));
+    const signals = scripted<KernelSignal>(of(task, end as KernelSignal), of(end as KernelSignal)).pipe(aside);
+
+    const first: KernelSignal[] = [];
+    signals.subscribe((signal) => first.push(signal)).unsubscribe();
+    const second: KernelSignal[] = [];
+    signals.subscribe((signal) => second.push(signal));
+    expect(first).toEqual([{ ...task, storing: true }]);
+    expect(second).toEqual([end]);
+    commit();
+    await write;
+    await Promise.resolve();
+    expect(first).toEqual([{ ...task, storing: true }]);
   });
 
   resubscribing("await-in-order", "a subscription that left while work was pending does not hold back the next one", async () => {
