@@ -65,14 +65,14 @@ export function announceSession(
       };
 
       return source.pipe(
-        emitEach((item): RunItem[] => {
-          if (announced) return [item];
+        emitEach((item): RunItem | RunItem[] => {
+          if (announced) return item;
           // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
           if (!isSignal(item)) {
             shown = true;
-            return taskId !== null ? [...announce(), item] : [item];
+            return taskId !== null ? [...announce(), item] : item;
           }
-          if (item.kind === "run-end") return taskId === null ? [item] : [...announce(), item];
+          if (item.kind === "run-end") return taskId === null ? item : [...announce(), item];
           // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
           if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
           if (item.kind === "session-bound") {
@@ -80,7 +80,7 @@ export function announceSession(
             if (!item.storing) sessionId ??= item.sessionId;
           }
           const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
-          return announceable ? [item, ...announce()] : [item];
+          return announceable ? [item, ...announce()] : item;
         }),
       );
     });
