@@ -82,18 +82,7 @@ export class RunRegistry {
 
   /** `a2a` as a run stopped by `stop` sees it (see the file comment). Arguments pass through as they are. */
   clientFor(a2a: RunA2A, stop: AbortSignal): RunA2A {
-    type Client = RunA2A;
-    return {
-      sendStreamingMessage: (...args: Parameters<Client["sendStreamingMessage"]>) =>
-        untilStopped(stop, () => a2a.sendStreamingMessage(...args)),
-      subscribeToTask: (...args: Parameters<Client["subscribeToTask"]>) => untilStopped(stop, () => a2a.subscribeToTask(...args)),
-      sendMessage: (...args: Parameters<Client["sendMessage"]>) => rejectOnStop(stop, () => a2a.sendMessage(...args)),
-      getTask: (...args: Parameters<Client["getTask"]>) => rejectOnStop(stop, () => a2a.getTask(...args)),
-      getPipelineState: (...args: Parameters<Client["getPipelineState"]>) => rejectOnStop(stop, () => a2a.getPipelineState(...args)),
-      ensureRestored: (...args: Parameters<Client["ensureRestored"]>) => rejectOnStop(stop, () => a2a.ensureRestored(...args)),
-      cancelTask: (...args: Parameters<Client["cancelTask"]>) => this.#track(a2a.cancelTask(...args)),
-      listTasks: (...args: Parameters<Client["listTasks"]>) => this.#track(a2a.listTasks(...args)),
-    };
+    return new StoppableKernel(a2a, stop, this.#track);
   }
 
   /**
@@ -119,12 +108,12 @@ export class RunRegistry {
     this.#endWindow?.();
   }
 
-  #track<T>(call: Promise<T>): Promise<T> {
+  readonly #track = <T>(call: Promise<T>): Promise<T> => {
     this.#calls.add(call);
     const done = () => this.#calls.delete(call);
     call.then(done, done);
     return call;
-  }
+  };
 
   /** Resolves when no run is in flight, after `ms`, or when `onEarlyEnd`'s function is called, whichever comes first. */
   #untilNoRuns(ms: number, onEarlyEnd?: (endNow: () => void) => void): Promise<void> {
@@ -154,6 +143,47 @@ export class RunRegistry {
       await Promise.race([Promise.allSettled([...this.#calls]), timeout]);
       clearTimeout(timer);
     }
+  }
+}
+
+type Client = RunA2A;
+
+/**
+ * A run's kernel, stopped by `stop`: one object whose methods are its
+ * class's, rather than one closure per method for each run, since every
+ * open stream holds its kernel client for as long as it lasts.
+ */
+class StoppableKernel implements RunA2A {
+  constructor(
+    private readonly a2a: RunA2A,
+    private readonly stop: AbortSignal,
+    private readonly track: <T>(call: Promise<T>) => Promise<T>,
+  ) {}
+
+  sendStreamingMessage(...args: Parameters<Client["sendStreamingMessage"]>) {
+    return untilStopped(this.stop, () => this.a2a.sendStreamingMessage(...args));
+  }
+  subscribeToTask(...args: Parameters<Client["subscribeToTask"]>) {
+    return untilStopped(this.stop, () => this.a2a.subscribeToTask(...args));
+  }
+  sendMessage(...args: Parameters<Client["sendMessage"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.sendMessage(...args));
+  }
+  getTask(...args: Parameters<Client["getTask"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.getTask(...args));
+  }
+  getPipelineState(...args: Parameters<Client["getPipelineState"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.getPipelineState(...args));
+  }
+  ensureRestored(...args: Parameters<Client["ensureRestored"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.ensureRestored(...args));
+  }
+  // Cancels (and the ListTasks that finds a task by its context) always go through, and the drain waits for them.
+  cancelTask(...args: Parameters<Client["cancelTask"]>) {
+    return this.track(this.a2a.cancelTask(...args));
+  }
+  listTasks(...args: Parameters<Client["listTasks"]>) {
+    return this.track(this.a2a.listTasks(...args));
   }
 }
 
