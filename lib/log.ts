@@ -82,6 +82,51 @@ export function createLogger({ level = DEFAULT_LOG_LEVEL, destination }: LoggerO
   return destination ? pino(options, destination) : pino(options);
 }
 
+interface LazyTarget {
+  parent: Logger;
+  bindings: pino.Bindings;
+  /** The Proxy that stands for this child. */
+  self?: Logger;
+  made?: Logger;
+}
+
+/** What a lazy child answers with the logger it stands for, made now: a real logger has no such member. */
+const MADE = Symbol("made");
+
+const madeOf = (target: LazyTarget): Logger => {
+  const parent = (target.parent as Logger & { [MADE]?: Logger })[MADE] ?? target.parent;
+  return (target.made ??= parent.child(target.bindings));
+};
+
+/** One handler for every lazy child: what a child costs an open stream is its bindings and a Proxy, no closures. */
+const LAZY_CHILD: ProxyHandler<LazyTarget> = {
+  get(target, property) {
+    if (property === MADE) return madeOf(target);
+    // A child of a lazy child is lazy too: a run's logger is made of its request's, and neither is made unless used.
+    if (property === "child" && target.made === undefined)
+      return (bindings: pino.Bindings, options?: pino.ChildLoggerOptions) =>
+        options === undefined ? lazyChild(target.self!, bindings) : madeOf(target).child(bindings, options);
+    const made = madeOf(target);
+    const value: unknown = Reflect.get(made, property, made);
+    return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(made) : value;
+  },
+  set(target, property, value) {
+    return Reflect.set(madeOf(target), property, value);
+  },
+};
+
+/**
+ * `parent.child(bindings)`, made when first used. A pino child holds about
+ * half a KiB (its bindings serialized, its own copies of the level
+ * methods) for as long as it lives, and each request and each run has one
+ * for as long as its stream is open, while most of them write no record
+ * at all.
+ */
+export function lazyChild(parent: Logger, bindings: pino.Bindings): Logger {
+  const target: LazyTarget = { parent, bindings };
+  return (target.self = new Proxy(target, LAZY_CHILD) as unknown as Logger);
+}
+
 /** For components given no logger: a record costs a level check. */
 export const silentLogger: Logger = pino({ level: "silent" });
 

@@ -22,7 +22,7 @@
  * shares its address, and such a limit would turn one flood into an outage
  * for all of them.
  */
-import type { Server } from "node:http";
+import type { Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 /** How long a connection may take to send its request line and headers. */
@@ -49,6 +49,18 @@ export function guardConnections(server: Server, maxConnections: number): void {
     return false;
   };
 
+  // One listener of each kind for every connection and response (not a closure each): a run's stream keeps its
+  // connection and its response, and what they hold, for as long as it lasts. `close` and `finish` come once.
+  function forget(this: Socket): void {
+    open.delete(this);
+    waiting.delete(this);
+  }
+  // Idle again once answered, if the client keeps the connection: it waits for its next request at the back.
+  function waitsAgain(this: ServerResponse): void {
+    const { socket } = this.req;
+    if (open.has(socket) && !socket.destroyed) waiting.add(socket);
+  }
+
   server.on("connection", (socket: Socket) => {
     if (open.size >= maxConnections && !closeLongestWaiting()) {
       socket.destroy();
@@ -56,17 +68,10 @@ export function guardConnections(server: Server, maxConnections: number): void {
     }
     open.add(socket);
     waiting.add(socket);
-    socket.once("close", () => {
-      open.delete(socket);
-      waiting.delete(socket);
-    });
+    socket.on("close", forget);
   });
   server.on("request", (request, response) => {
-    const { socket } = request;
-    waiting.delete(socket);
-    // Idle again once answered, if the client keeps the connection: it waits for its next request at the back.
-    response.once("finish", () => {
-      if (open.has(socket) && !socket.destroyed) waiting.add(socket);
-    });
+    waiting.delete(request.socket);
+    response.on("finish", waitsAgain);
   });
 }

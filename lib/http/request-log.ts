@@ -9,7 +9,7 @@
  */
 import type { RequestHandler, Response } from "express";
 import type { AguiError } from "../errors.js";
-import { levelForCode, silentLogger, type Logger } from "../log.js";
+import { lazyChild, levelForCode, silentLogger, type Logger } from "../log.js";
 import { httpStatusOf } from "./http-status.js";
 import { noteSpanIds } from "./request-span.js";
 
@@ -21,12 +21,16 @@ const IDS = "iacCodeAguiLogIds";
 
 export function requestLogging(log: Logger): RequestHandler {
   return (req, res, next) => {
-    res.locals[LOG] = log.child({ method: req.method, path: req.path.slice(0, MAX_LOGGED_PATH) });
-    res.once("close", () => {
-      if (!res.writableFinished) requestLog(res).debug(idsOf(res), "the client closed the connection before its answer ended");
-    });
+    // Made when a record is written: a run's request lives as long as its stream, and most write none.
+    res.locals[LOG] = lazyChild(log, { method: req.method, path: req.path.slice(0, MAX_LOGGED_PATH) });
+    // One function for every response (`close` comes once): a closure per request would live as long as its stream.
+    res.on("close", logEarlyClose);
     next();
   };
+}
+
+function logEarlyClose(this: Response): void {
+  if (!this.writableFinished) requestLog(this).debug(idsOf(this), "the client closed the connection before its answer ended");
 }
 
 /** The request's logger: method and path bound. */

@@ -18,14 +18,22 @@ import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 
 /** The request's client; with `gate`, the stream it is sent reads the kernel at its pace. */
 export function httpRunClient(req: Request, res: Response, gate?: FlowGate): RunClient {
+  // Told by one listener of the response's `close`, not one each: a run's stream keeps them all while it lasts.
+  let closeListeners: Array<(finished: boolean) => void> | undefined;
   return {
     language: requestLanguage(req),
     log: requestLog(res),
     noteIds: (ids) => noteRequestIds(res, ids),
     ...(gate ? { gate } : {}),
     onClose(listener) {
-      if (res.closed) listener(res.writableFinished);
-      else res.once("close", () => listener(res.writableFinished));
+      if (res.closed) return listener(res.writableFinished);
+      if (closeListeners === undefined) {
+        const listeners: Array<(finished: boolean) => void> = (closeListeners = []);
+        res.once("close", () => {
+          for (const each of listeners) each(res.writableFinished);
+        });
+      }
+      closeListeners.push(listener);
     },
   };
 }
@@ -52,6 +60,9 @@ export function streamToClient(
   // A bug: the sink ends the stream with RUN_ERROR INTERNAL_ERROR, or cannot end it at all.
   const failedOutside = (error: unknown) =>
     log().error({ ...errorFields(error), code: "INTERNAL_ERROR" }, `the ${who} failed outside its pipeline`);
+  // Express keeps its router's `next` on the request for as long as the request lives, and with it the state of
+  // every router it went through (about 1 KiB): nothing calls it once the stream started, and a stream lives long.
+  req.next = undefined;
   pipeToSse(events$, res, failedOutside, {
     ...sse,
     encoding: negotiateEncoding(req),

@@ -4,10 +4,11 @@
  * looks at each event's type and nothing else.
  */
 import { EventType } from "@ag-ui/core";
-import { defer, finalize, tap, type MonoTypeOperatorFunction } from "rxjs";
+import { Observable, type MonoTypeOperatorFunction } from "rxjs";
 import { CANCELLED_RESULT } from "../../operators/finish-run.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { isJsonObject } from "../model/json.js";
+import { operate } from "../rx/operate.js";
 import type { SseItem } from "../run-pipeline.js";
 import { isGuidanceRun } from "../threads/guidance.js";
 import type { ValidRunInput } from "../model/run-input.js";
@@ -20,27 +21,33 @@ import { codeLabel, secondsSince, type RunKind, type RunOutcome, type ServiceMet
  * code, or `abandoned` when its client left before either.
  */
 export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedAt: number): MonoTypeOperatorFunction<SseItem> {
-  // rxjs's own tap and finalize: a subscriber that leaves during a synchronous burst stops the run at once.
+  // One subscriber (`operate`), not defer, tap and finalize: it sits on every open stream for as long as it lasts.
+  // A subscriber that leaves during a synchronous burst still stops the run at once.
   return (run$) =>
-    defer(() => {
+    new Observable<SseItem>((destination) => {
       metrics.runsStarted.inc({ kind });
       let first = true;
       let outcome: RunOutcome = "abandoned";
       let code: string | undefined;
-      return run$.pipe(
-        tap((item) => {
-          if (first) {
-            first = false;
-            metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
-          }
-          if (item === HEARTBEAT) return;
-          if (item.type === EventType.RUN_FINISHED) outcome = finishedOutcome(item.outcome?.type, item.result);
-          else if (item.type === EventType.RUN_ERROR) {
-            outcome = "error";
-            code = item.code;
-          }
+      run$.subscribe(
+        operate({
+          destination,
+          next: (item) => {
+            if (first) {
+              first = false;
+              metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
+            }
+            if (item !== HEARTBEAT) {
+              if (item.type === EventType.RUN_FINISHED) outcome = finishedOutcome(item.outcome?.type, item.result);
+              else if (item.type === EventType.RUN_ERROR) {
+                outcome = "error";
+                code = item.code;
+              }
+            }
+            destination.next(item);
+          },
+          finalize: () => metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" }),
         }),
-        finalize(() => metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" })),
       );
     });
 }

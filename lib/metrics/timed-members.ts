@@ -7,7 +7,8 @@
  * Observable, from its subscription until its first item (or its end, or
  * its error); anything else is passed through untimed.
  */
-import { defer, isObservable, tap, type Observable } from "rxjs";
+import { isObservable, Observable } from "rxjs";
+import { operate } from "../rx/operate.js";
 import { wrapMethods } from "../wrap-methods.js";
 import { secondsSince } from "./service-metrics.js";
 
@@ -33,8 +34,9 @@ export function timedMembers<T extends object>(target: T, record: TimingSink): T
 
 /** The stream as it was, timed from each subscription to its first item, end or error: one check per item after that. */
 function untilFirstItem<V>(source: Observable<V>, method: string, record: TimingSink): Observable<V> {
-  // rxjs's own tap: a subscriber that leaves during a synchronous burst stops the stream at once.
-  return defer(() => {
+  // One subscriber (`operate`), not defer and tap: a run's kernel stream keeps it for as long as the run is open.
+  // A subscriber that leaves during a synchronous burst still stops the stream at once.
+  return new Observable<V>((destination) => {
     const startedAt = performance.now();
     let timing = true;
     const done = (outcome: Outcome, answer: unknown) => {
@@ -42,11 +44,21 @@ function untilFirstItem<V>(source: Observable<V>, method: string, record: Timing
       timing = false;
       record(method, outcome, secondsSince(startedAt), answer);
     };
-    return source.pipe(
-      tap({
-        next: (item) => timing && done("ok", item),
-        error: (error: unknown) => done("error", error),
-        complete: () => done("ok", undefined),
+    source.subscribe(
+      operate<V>({
+        destination,
+        next: (item) => {
+          if (timing) done("ok", item);
+          destination.next(item);
+        },
+        error: (error: unknown) => {
+          done("error", error);
+          destination.error(error);
+        },
+        complete: () => {
+          done("ok", undefined);
+          destination.complete();
+        },
       }),
     );
   });

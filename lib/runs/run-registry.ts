@@ -37,7 +37,7 @@ export interface DrainOptions {
 const DEFAULT_SETTLE_MS = 5000;
 
 export class RunRegistry {
-  readonly #runs = new Set<AbortController>();
+  readonly #runs = new Set<RunStop>();
   /** Kernel calls that must be made before the process exits: the cancels of runs that ended. */
   readonly #calls = new Set<Promise<unknown>>();
   /** Called whenever a run leaves. */
@@ -69,31 +69,20 @@ export class RunRegistry {
    * the signal that stops it. Throws `SERVICE_UNAVAILABLE` while draining (a
    * body may finish arriving after the drain began).
    */
-  enter(client: { onClose(listener: () => void): void }): AbortSignal {
+  enter(client: { onClose(listener: () => void): void }): RunStop {
     this.refuseIfDraining();
-    const run = new AbortController();
+    const run = new RunStop();
     this.#runs.add(run);
     client.onClose(() => {
       this.#runs.delete(run);
       for (const listener of [...this.#onLeave]) listener();
     });
-    return run.signal;
+    return run;
   }
 
   /** `a2a` as a run stopped by `stop` sees it (see the file comment). Arguments pass through as they are. */
-  clientFor(a2a: RunA2A, stop: AbortSignal): RunA2A {
-    type Client = RunA2A;
-    return {
-      sendStreamingMessage: (...args: Parameters<Client["sendStreamingMessage"]>) =>
-        untilStopped(stop, () => a2a.sendStreamingMessage(...args)),
-      subscribeToTask: (...args: Parameters<Client["subscribeToTask"]>) => untilStopped(stop, () => a2a.subscribeToTask(...args)),
-      sendMessage: (...args: Parameters<Client["sendMessage"]>) => rejectOnStop(stop, () => a2a.sendMessage(...args)),
-      getTask: (...args: Parameters<Client["getTask"]>) => rejectOnStop(stop, () => a2a.getTask(...args)),
-      getPipelineState: (...args: Parameters<Client["getPipelineState"]>) => rejectOnStop(stop, () => a2a.getPipelineState(...args)),
-      ensureRestored: (...args: Parameters<Client["ensureRestored"]>) => rejectOnStop(stop, () => a2a.ensureRestored(...args)),
-      cancelTask: (...args: Parameters<Client["cancelTask"]>) => this.#track(a2a.cancelTask(...args)),
-      listTasks: (...args: Parameters<Client["listTasks"]>) => this.#track(a2a.listTasks(...args)),
-    };
+  clientFor(a2a: RunA2A, stop: RunStop): RunA2A {
+    return new StoppableKernel(a2a, stop, this.#track);
   }
 
   /**
@@ -107,7 +96,7 @@ export class RunRegistry {
     await this.#untilNoRuns(windowMs, (endNow) => (this.#endWindow = endNow));
     this.#endWindow = undefined;
     const left = [...this.#runs];
-    for (const run of left) run.abort(reason);
+    for (const run of left) run.stop(reason);
     await this.#untilNoRuns(settleMs);
     await this.#untilCallsMade(settleMs);
     return { inFlight, ended: inFlight - left.length, stopped: left.length };
@@ -119,12 +108,12 @@ export class RunRegistry {
     this.#endWindow?.();
   }
 
-  #track<T>(call: Promise<T>): Promise<T> {
+  readonly #track = <T>(call: Promise<T>): Promise<T> => {
     this.#calls.add(call);
     const done = () => this.#calls.delete(call);
     call.then(done, done);
     return call;
-  }
+  };
 
   /** Resolves when no run is in flight, after `ms`, or when `onEarlyEnd`'s function is called, whichever comes first. */
   #untilNoRuns(ms: number, onEarlyEnd?: (endNow: () => void) => void): Promise<void> {
@@ -157,28 +146,109 @@ export class RunRegistry {
   }
 }
 
+/**
+ * What stops one run: told once, with a reason, to whatever waits on the
+ * run's kernel then. An AbortController did this, but its signal's
+ * EventTarget holds about 0.8 KiB of maps and listener records for as long
+ * as the run is open; this holds its listeners in an array.
+ */
+export class RunStop {
+  #stopped = false;
+  #reason: unknown;
+  // Copied at each change, not pushed onto: a pushed array keeps room for 16 more, and a run mostly holds one.
+  #listeners: ReadonlyArray<() => void> = [];
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /** Stops the run (once): each listener is told, in the order it came, and forgotten. */
+  stop(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
+  }
+
+  /** `listener` is told when the run stops (a run stopped already tells nobody: check `stopped` first). */
+  listen(listener: () => void): void {
+    if (!this.#stopped) this.#listeners = [...this.#listeners, listener];
+  }
+
+  forget(listener: () => void): void {
+    if (this.#listeners.includes(listener)) this.#listeners = this.#listeners.filter((each) => each !== listener);
+  }
+}
+
+type Client = RunA2A;
+
+/**
+ * A run's kernel, stopped by `stop`: one object whose methods are its
+ * class's, rather than one closure per method for each run, since every
+ * open stream holds its kernel client for as long as it lasts.
+ */
+class StoppableKernel implements RunA2A {
+  constructor(
+    private readonly a2a: RunA2A,
+    private readonly stop: RunStop,
+    private readonly track: <T>(call: Promise<T>) => Promise<T>,
+  ) {}
+
+  sendStreamingMessage(...args: Parameters<Client["sendStreamingMessage"]>) {
+    return untilStopped(this.stop, () => this.a2a.sendStreamingMessage(...args));
+  }
+  subscribeToTask(...args: Parameters<Client["subscribeToTask"]>) {
+    return untilStopped(this.stop, () => this.a2a.subscribeToTask(...args));
+  }
+  sendMessage(...args: Parameters<Client["sendMessage"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.sendMessage(...args));
+  }
+  getTask(...args: Parameters<Client["getTask"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.getTask(...args));
+  }
+  getPipelineState(...args: Parameters<Client["getPipelineState"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.getPipelineState(...args));
+  }
+  ensureRestored(...args: Parameters<Client["ensureRestored"]>) {
+    return rejectOnStop(this.stop, () => this.a2a.ensureRestored(...args));
+  }
+  // Cancels (and the ListTasks that finds a task by its context) always go through, and the drain waits for them.
+  cancelTask(...args: Parameters<Client["cancelTask"]>) {
+    return this.track(this.a2a.cancelTask(...args));
+  }
+  listTasks(...args: Parameters<Client["listTasks"]>) {
+    return this.track(this.a2a.listTasks(...args));
+  }
+}
+
 /** `source`, failing with the stop's reason when `stop` fires (and unsubscribed from then). */
-function untilStopped<T>(stop: AbortSignal, source: () => Observable<T>): Observable<T> {
+function untilStopped<T>(stop: RunStop, source: () => Observable<T>): Observable<T> {
   return new Observable<T>((subscriber) => {
-    if (stop.aborted) return subscriber.error(stop.reason);
+    if (stop.stopped) return subscriber.error(stop.reason);
     const onStop = () => subscriber.error(stop.reason);
-    stop.addEventListener("abort", onStop, { once: true });
+    stop.listen(onStop);
     const subscription = source().subscribe(subscriber);
     return () => {
-      stop.removeEventListener("abort", onStop);
+      stop.forget(onStop);
       subscription.unsubscribe();
     };
   });
 }
 
 /** The call's answer, or the stop's reason if `stop` fires first. */
-function rejectOnStop<T>(stop: AbortSignal, call: () => Promise<T>): Promise<T> {
-  if (stop.aborted) return Promise.reject(stop.reason as Error);
+function rejectOnStop<T>(stop: RunStop, call: () => Promise<T>): Promise<T> {
+  if (stop.stopped) return Promise.reject(stop.reason as Error);
   return new Promise<T>((resolve, reject) => {
     const onStop = () => reject(stop.reason as Error);
-    stop.addEventListener("abort", onStop, { once: true });
+    stop.listen(onStop);
     call()
       .then(resolve, reject)
-      .finally(() => stop.removeEventListener("abort", onStop));
+      .finally(() => stop.forget(onStop));
   });
 }

@@ -10,7 +10,16 @@
  * trace context on (see `start-tracing.ts`), so this costs next to nothing.
  */
 import { types } from "node:util";
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { defer, finalize, Observable, tap } from "rxjs";
 import { AguiError } from "../errors.js";
 import { SERVICE_VERSION } from "../version.js";
@@ -57,8 +66,17 @@ export function markFailed(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
-/** `work` in a span of its own, a child of the active one, ended when it settles. */
+/** What `inSpan` hands its work when no span is exported: it records nothing. */
+const UNRECORDED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * `work` in a span of its own, a child of the active one, ended when it
+ * settles. With no span exported, `work` runs in the caller's context as it
+ * is: a context entered for a no-op span would be kept by every promise the
+ * work makes, a run's admission write among them, for as long as the run.
+ */
 export function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+  if (!spansExported()) return work(UNRECORDED);
   return tracer().startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work(span);

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "@jest/globals";
 import { AguiError } from "../../lib/errors.js";
-import { createLogger, serializeError } from "../../lib/log.js";
+import type { Bindings, ChildLoggerOptions } from "pino";
+import { createLogger, lazyChild, serializeError, type Logger } from "../../lib/log.js";
 import { StateUnavailableError } from "../../lib/state/thread-store.js";
 import { captureLogs } from "../support/logs.js";
 
@@ -104,5 +105,40 @@ describe("serializeError", () => {
     const b = new Error("b", { cause: a });
     a.cause = b;
     expect(serializeError(a).cause?.cause).toBeUndefined();
+  });
+});
+
+describe("lazyChild", () => {
+  it("writes what pino's own child writes, nested children too, and makes no child until a record or a level is asked for", () => {
+    const logs = captureLogs("info");
+    const made: unknown[] = [];
+    const parent = logs.logger;
+    // pino's children inherit from their parent: this one counts the children of its children too.
+    const child = parent.child as unknown as (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) => Logger;
+    parent.child = function (this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
+      made.push(bindings);
+      return child.call(this, bindings, options);
+    } as unknown as typeof parent.child;
+
+    const request = lazyChild(parent, { method: "POST", path: "/" });
+    const run = request.child({ threadId: "t-1", runId: "r-1" });
+    expect(made).toEqual([]);
+
+    run.warn({ code: "A2A_UNAVAILABLE" }, "run ended");
+    request.info("the request's own");
+    run.debug("below the level");
+    expect(made).toEqual([
+      { method: "POST", path: "/" },
+      { threadId: "t-1", runId: "r-1" },
+    ]);
+    expect(run.isLevelEnabled("debug")).toBe(false);
+    run.level = "debug";
+    run.debug("at the level now");
+    expect(logs.records()).toEqual([
+      expect.objectContaining({ level: "warn", msg: "run ended", method: "POST", path: "/", threadId: "t-1", runId: "r-1" }),
+      expect.objectContaining({ level: "info", msg: "the request's own", method: "POST", path: "/" }),
+      expect.objectContaining({ level: "debug", msg: "at the level now", threadId: "t-1" }),
+    ]);
+    expect(logs.records()[1]).not.toHaveProperty("threadId");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { mergeMap, Observable, of, take, type OperatorFunction } from "rxjs";
+import { mergeMap, Observable, of, Subscriber, Subscription, take, type OperatorFunction } from "rxjs";
 import { operate, type OperateConfig } from "../../../lib/rx/operate.js";
 import { marbles } from "../../support/marbles.js";
 
@@ -102,5 +102,23 @@ describe("operate", () => {
     expect(log).toEqual(expect.arrayContaining(["ends left", "fails left", "fails error"]));
     // A source that ended inside its own `subscribe` hands its teardown over only afterwards; one still open is left first.
     expect(log.slice(-2)).toEqual(["open left", "open finalized"]);
+  });
+
+  it("runs every teardown added to it once, in the order added, less those removed, however many there are", () => {
+    const log: string[] = [];
+    const subscriber = operate<string>({ destination: new Subscriber<string>() });
+    const teardowns = Array.from({ length: 7 }, (_, index) => () => log.push(`teardown ${index}`));
+    const inner = new Subscription(() => log.push("inner"));
+    for (const [index, teardown] of teardowns.entries()) {
+      subscriber.add(teardown);
+      if (index === 2) subscriber.add(inner);
+    }
+    subscriber.remove(teardowns[1]!);
+    subscriber.remove(teardowns[5]!);
+    subscriber.unsubscribe();
+    subscriber.unsubscribe();
+    expect(log).toEqual(["teardown 0", "teardown 2", "inner", "teardown 3", "teardown 4", "teardown 6"]);
+    subscriber.add(() => log.push("added after"));
+    expect(log.at(-1)).toBe("added after");
   });
 });
