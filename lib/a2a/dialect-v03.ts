@@ -10,7 +10,8 @@
  *
  * 0.3's shapes are `@a2a-js/sdk` 0.3's (`a2a-sdk-v03`); 1.0's are the
  * ProtoJSON the rest of the service reads (`request-mapping.ts`). Pure and
- * allocation-light: every frame of a 0.3 stream passes through here.
+ * allocation-light: every frame of a 0.3 stream passes through here, and a
+ * stream's updates are translated in place (see `streamResultFromV03`).
  */
 import type {
   Artifact as V03Artifact,
@@ -140,6 +141,16 @@ export function partFromV03(part: V03Part | JsonObject): JsonObject {
   return converted;
 }
 
+/**
+ * A part of a frame the service owns, as 1.0 reads it: a text part keeps its
+ * object, its `kind` cleared; any other kind changes shape, so it is rebuilt.
+ */
+function partFromV03InPlace(part: JsonObject): JsonObject {
+  if (part.kind !== "text") return partFromV03(part);
+  part.kind = undefined;
+  return part;
+}
+
 function partsFromV03(parts: unknown): JsonObject[] {
   const converted: JsonObject[] = [];
   if (Array.isArray(parts)) for (const part of parts) if (isJsonObject(part)) converted.push(partFromV03(part));
@@ -152,6 +163,18 @@ export function messageFromV03(message: V03Message | JsonObject): JsonObject {
   if (role !== undefined) converted.role = role;
   converted.parts = partsFromV03(converted.parts);
   return converted;
+}
+
+/** `messageFromV03` on a message the service owns: its object and its parts array are reused. */
+function messageFromV03InPlace(message: JsonObject): JsonObject {
+  message.kind = undefined;
+  const role = ROLE_FROM_V03[String(message.role)];
+  if (role !== undefined) message.role = role;
+  const parts = message.parts;
+  if (!Array.isArray(parts)) message.parts = [];
+  else if (parts.every(isJsonObject)) for (let i = 0; i < parts.length; i++) parts[i] = partFromV03InPlace(parts[i] as JsonObject);
+  else message.parts = partsFromV03(parts);
+  return message;
 }
 
 function statusFromV03(status: V03TaskStatus | JsonObject | undefined): JsonObject | undefined {
@@ -180,16 +203,42 @@ export function taskFromV03(task: V03Task | JsonObject): JsonObject {
   return converted;
 }
 
+/*
+ * A status or artifact update (nearly every frame of a stream) is translated
+ * in place: the frame is the service's own, fresh from JSON.parse, and
+ * copying it to drop `kind` cost more than the rest of the translation. A
+ * field that has no 1.0 counterpart is set to `undefined` rather than
+ * deleted: JSON leaves it out all the same, no 1.0 reader looks at it, and
+ * `delete` would turn each object into a slower dictionary.
+ */
+
 // `final` has no 1.0 counterpart: the stream's end says the same, and the state decides the run's end.
 function statusUpdateFromV03(update: V03StatusUpdate | JsonObject): JsonObject {
-  const converted = withoutKind(update as JsonObject);
-  converted.status = statusFromV03(converted.status as JsonObject) ?? {};
+  const converted = update as JsonObject;
+  converted.kind = undefined;
+  converted.final = undefined;
+  const status = converted.status;
+  if (!isJsonObject(status)) converted.status = {};
+  else {
+    status.state = stateFromV03(status.state);
+    if (isJsonObject(status.message)) messageFromV03InPlace(status.message);
+    else if (status.message !== undefined) status.message = undefined;
+  }
   return converted;
 }
 
 function artifactUpdateFromV03(update: V03ArtifactUpdate | JsonObject): JsonObject {
-  const converted = withoutKind(update as JsonObject);
-  converted.artifact = isJsonObject(converted.artifact) ? artifactFromV03(converted.artifact) : {};
+  const converted = update as JsonObject;
+  converted.kind = undefined;
+  const artifact = converted.artifact;
+  if (!isJsonObject(artifact)) converted.artifact = {};
+  else {
+    artifact.kind = undefined;
+    const parts = artifact.parts;
+    if (Array.isArray(parts) && parts.every(isJsonObject)) {
+      for (let i = 0; i < parts.length; i++) parts[i] = partFromV03InPlace(parts[i] as JsonObject);
+    } else artifact.parts = partsFromV03(parts);
+  }
   return converted;
 }
 
@@ -197,7 +246,8 @@ function artifactUpdateFromV03(update: V03ArtifactUpdate | JsonObject): JsonObje
  * One 0.3 result (a stream frame, or what `message/send` answers) → the 1.0
  * StreamResponse: the payload under the key that names it. A result with no
  * `kind` 0.3 knows is a protocol error, as a 1.0 frame without a known key
- * would be unreadable.
+ * would be unreadable. A status or artifact update is the payload itself,
+ * translated in place: the caller hands over a result it no longer reads.
  */
 export function streamResultFromV03(result: JsonRpcResult): JsonRpcResult {
   switch (result.kind) {

@@ -28,6 +28,12 @@ describe("dialectOfCard", () => {
   });
 });
 
+/** The 1.0 frame, and nothing of 0.3's (`kind`, `final`) left in what a reader or the JSON of it sees. */
+function expectSameFrame(actual: unknown, expected: unknown): void {
+  expect(actual).toEqual(expected);
+  expect(JSON.parse(JSON.stringify(actual))).toStrictEqual(expected);
+}
+
 describe("A2A 0.3 frames read as A2A 1.0 frames", () => {
   it("a status update: kind and final gone, the state and the message's role and parts in 1.0's spelling", () => {
     const frame: TaskStatusUpdateEvent = {
@@ -40,11 +46,32 @@ describe("A2A 0.3 frames read as A2A 1.0 frames", () => {
         message: { kind: "message", messageId: "m1", role: "agent", parts: [{ kind: "text", text: "Your name?" }] },
       },
     };
-    expect(streamResultFromV03(frame as unknown as Record<string, unknown>)).toEqual({
+    const expected = {
       statusUpdate: {
         taskId: "t1",
         contextId: "c1",
         status: { state: "TASK_STATE_INPUT_REQUIRED", message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text: "Your name?" }] } },
+      },
+    };
+    expectSameFrame(streamResultFromV03(frame as unknown as Record<string, unknown>), expected);
+  });
+
+  it("a status update whose parts are not all objects: only its object parts are read", () => {
+    const frame = {
+      kind: "status-update",
+      taskId: "t1",
+      contextId: "c1",
+      final: false,
+      status: {
+        state: "working",
+        message: { kind: "message", messageId: "m1", role: "agent", parts: ["stray", { kind: "text", text: "hi" }] },
+      },
+    };
+    expectSameFrame(streamResultFromV03(frame), {
+      statusUpdate: {
+        taskId: "t1",
+        contextId: "c1",
+        status: { state: "TASK_STATE_WORKING", message: { messageId: "m1", role: "ROLE_AGENT", parts: [{ text: "hi" }] } },
       },
     });
   });
@@ -67,7 +94,7 @@ describe("A2A 0.3 frames read as A2A 1.0 frames", () => {
         ],
       },
     };
-    expect(streamResultFromV03(frame as unknown as Record<string, unknown>)).toEqual({
+    expectSameFrame(streamResultFromV03(frame as unknown as Record<string, unknown>), {
       artifactUpdate: {
         taskId: "t1",
         contextId: "c1",
