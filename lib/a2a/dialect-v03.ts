@@ -157,6 +157,13 @@ function partsFromV03(parts: unknown): JsonObject[] {
   return converted;
 }
 
+/** `partsFromV03` reusing the array, unless some of it is no part (then only its objects are kept, in a new one). */
+function partsFromV03InPlace(parts: unknown): JsonObject[] {
+  if (!Array.isArray(parts) || !parts.every(isJsonObject)) return partsFromV03(parts);
+  for (let i = 0; i < parts.length; i++) parts[i] = partFromV03InPlace(parts[i] as JsonObject);
+  return parts as JsonObject[];
+}
+
 export function messageFromV03(message: V03Message | JsonObject): JsonObject {
   const converted = withoutKind(message as JsonObject);
   const role = ROLE_FROM_V03[String(converted.role)];
@@ -167,13 +174,10 @@ export function messageFromV03(message: V03Message | JsonObject): JsonObject {
 
 /** `messageFromV03` on a message the service owns: its object and its parts array are reused. */
 function messageFromV03InPlace(message: JsonObject): JsonObject {
-  message.kind = undefined;
+  clear(message, "kind");
   const role = ROLE_FROM_V03[String(message.role)];
   if (role !== undefined) message.role = role;
-  const parts = message.parts;
-  if (!Array.isArray(parts)) message.parts = [];
-  else if (parts.every(isJsonObject)) for (let i = 0; i < parts.length; i++) parts[i] = partFromV03InPlace(parts[i] as JsonObject);
-  else message.parts = partsFromV03(parts);
+  message.parts = partsFromV03InPlace(message.parts);
   return message;
 }
 
@@ -212,17 +216,22 @@ export function taskFromV03(task: V03Task | JsonObject): JsonObject {
  * `delete` would turn each object into a slower dictionary.
  */
 
+/** Clears a field the object has; one it lacks is not added (that would change the object's shape). */
+function clear(object: JsonObject, key: string): void {
+  if (object[key] !== undefined) object[key] = undefined;
+}
+
 // `final` has no 1.0 counterpart: the stream's end says the same, and the state decides the run's end.
 function statusUpdateFromV03(update: V03StatusUpdate | JsonObject): JsonObject {
   const converted = update as JsonObject;
   converted.kind = undefined;
-  converted.final = undefined;
+  clear(converted, "final");
   const status = converted.status;
   if (!isJsonObject(status)) converted.status = {};
   else {
     status.state = stateFromV03(status.state);
     if (isJsonObject(status.message)) messageFromV03InPlace(status.message);
-    else if (status.message !== undefined) status.message = undefined;
+    else clear(status, "message");
   }
   return converted;
 }
@@ -233,11 +242,8 @@ function artifactUpdateFromV03(update: V03ArtifactUpdate | JsonObject): JsonObje
   const artifact = converted.artifact;
   if (!isJsonObject(artifact)) converted.artifact = {};
   else {
-    artifact.kind = undefined;
-    const parts = artifact.parts;
-    if (Array.isArray(parts) && parts.every(isJsonObject)) {
-      for (let i = 0; i < parts.length; i++) parts[i] = partFromV03InPlace(parts[i] as JsonObject);
-    } else artifact.parts = partsFromV03(parts);
+    clear(artifact, "kind");
+    artifact.parts = partsFromV03InPlace(artifact.parts);
   }
   return converted;
 }
