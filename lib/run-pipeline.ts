@@ -132,9 +132,9 @@ export interface RunSetup {
 
 /** The signal once the run is recorded, or a run end that says why it is not. */
 const afterAdmissionOf =
-  (admission: RunPorts["admission"]) =>
+  (admission: NonNullable<RunPorts["admission"]>) =>
   (signal: KernelSignal): KernelSignal | Promise<KernelSignal> => {
-    const written = admission?.();
+    const written = admission();
     if (written === undefined) return signal;
     return written.then(
       () => signal,
@@ -154,7 +154,13 @@ export function readKernel(
   return pipe(
     stage("followDrops", ports.followDrops ?? identity),
     stage("endRunOnTaskState", endRunOnTaskState(ports.isAnswered ? { isAnswered: ports.isAnswered } : {})),
-    stage("persistIds", pipe(awaitInOrder(afterAdmissionOf(ports.admission)), persistIdsAside(ports.persistIds))),
+    stage(
+      "persistIds",
+      // Without an admission to wait for (an observer), no stage stands in for it.
+      ports.admission
+        ? pipe(awaitInOrder(afterAdmissionOf(ports.admission)), persistIdsAside(ports.persistIds))
+        : persistIdsAside(ports.persistIds),
+    ),
     stage(
       "untilRunEnd",
       takeWhile((signal: KernelSignal) => signal.kind !== "run-end", true),
