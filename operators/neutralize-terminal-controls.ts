@@ -71,8 +71,21 @@ function neutralize(value: unknown): unknown {
   return out ?? value;
 }
 
+/**
+ * A text delta, the event a run sends most, checked field by field: its
+ * strings are tested as they are, without walking its keys. Its schema has
+ * no other string field but `rawEvent`; one that carries it, or control,
+ * goes the general way, so both ways neutralize alike.
+ */
+const isCleanTextContent = (event: AGUIEvent): boolean =>
+  event.type === EventType.TEXT_MESSAGE_CONTENT &&
+  event.rawEvent === undefined &&
+  !ANY_CONTROL.test(event.delta) &&
+  !ANY_CONTROL.test(event.messageId);
+
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
   return map((event) => {
+    if (isCleanTextContent(event)) return event;
     const clean = neutralize(event) as AGUIEvent;
     if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
     const delta = neutralizeJsonText(clean.delta);

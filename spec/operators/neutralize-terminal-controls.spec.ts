@@ -51,6 +51,19 @@ describe("neutralizeTerminalControls", () => {
     expect(out[0]).toBe(clean);
     expect(out[1]).toBe(started);
   });
+
+  it("cleans a text delta's id, its delta and its rawEvent alike", () => {
+    const inId: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m\x1b[2J", delta: "plain" };
+    const inDelta: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "a\u202eb" };
+    const inRaw: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "plain", rawEvent: { text: "\x07" } };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("abc|", { a: inId, b: inDelta, c: inRaw }).pipe(neutralizeTerminalControls())).toBe("abc|", {
+        a: { ...inId, messageId: "m" },
+        b: { ...inDelta, delta: "a\uFFFDb" },
+        c: { ...inRaw, rawEvent: { text: "\uFFFD" } },
+      });
+    });
+  });
 });
 
 describe("bidirectional controls and tool arguments", () => {
