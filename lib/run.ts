@@ -5,7 +5,7 @@
  * to the request (a new turn's stream, or a resume's); what comes out goes
  * to the SSE sink.
  */
-import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observable, type SchedulerLike } from "rxjs";
+import { defer, EMPTY, finalize, Observable, pipe, tap, type SchedulerLike } from "rxjs";
 import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
@@ -29,6 +29,7 @@ import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { onAbandon } from "../operators/on-abandon.js";
+import { operate } from "./rx/operate.js";
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -95,8 +96,6 @@ function startRun({ input, language, thread, isResume, userParts }: RunRequest, 
   const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
   const held = <T>(write: Promise<T>): Promise<T> => deps.holdReadsDuring?.(write) ?? write;
   const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
-  // The lease goes back before the stream ends, so the client's next request finds the thread free.
-  const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
   // The graph this run's events draw, on top of the one its paused execution kept: a pause keeps it for late views.
   let pipelineGraph = execution.pipelineGraph ?? emptyPipelineGraph();
   const interruptsShownAsTools =
@@ -177,10 +176,32 @@ function startRun({ input, language, thread, isResume, userParts }: RunRequest, 
     runErrors.logEach(),
   );
 
-  return concat(run$, releaseThread).pipe(
+  // The lease goes back before the stream ends, so the client's next request finds the thread free.
+  return endingOnceSettled(run$, () => thread.close()).pipe(
     onAbandon<SseItem>(abandon),
     finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
   );
+}
+
+/**
+ * `concat(items$, defer(settle).pipe(ignoreElements()))` in one subscriber:
+ * the items, then the end once `settle` has settled, or its failure. A
+ * concat keeps a merge's machinery (its buffer, inner subscriber and
+ * closures) for as long as a run's stream is open.
+ */
+function endingOnceSettled<T>(items$: Observable<T>, settle: () => Promise<unknown>): Observable<T> {
+  return new Observable<T>((destination) => {
+    items$.subscribe(
+      operate<T, T>({
+        destination,
+        complete: () =>
+          void settle().then(
+            () => destination.complete(),
+            (error: unknown) => destination.error(error),
+          ),
+      }),
+    );
+  });
 }
 
 /**
