@@ -22,12 +22,11 @@ export function runRoute(runs: Runs, settings: Omit<StreamSettings, "who">, metr
   const startRun: RequestHandler = async (req, res) => {
     // The run's kernel streams are read only while its client keeps up (see `runs/flow-gate.ts`).
     const gate = new FlowGate();
-    const client = httpRunClient(req, res, gate);
+    const events$ = await runs.start(req.body, httpRunClient(req, res, gate));
     // The request outlives the run's start by as long as its stream is open: what the client sent (the whole
-    // conversation, with CopilotKit or HttpAgent) is the run's to read as it starts, and not kept with the request.
-    const body: unknown = req.body;
+    // conversation, with CopilotKit or HttpAgent) was the run's to read as it started, and is not kept with the
+    // request. A refusal before (thrown above) still finds it there: its message speaks the body's language.
     req.body = undefined;
-    const events$ = await runs.start(body, client);
     streamToClient(events$, req, res, gate, { ...settings, sse, who: "run" });
   };
   const router = express.Router();
