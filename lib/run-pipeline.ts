@@ -19,7 +19,7 @@ import {
   takeWhile,
   tap,
   type MonoTypeOperatorFunction,
-  type Observable,
+  Observable,
   type OperatorFunction,
   type SchedulerLike,
 } from "rxjs";
@@ -236,21 +236,24 @@ export function deliver(
   ports: Pick<RunPorts, "recordStatus" | "onFailure" | "scheduler" | "now" | "instrument">,
 ): OperatorFunction<AGUIEvent, SseItem> {
   // Read one by one: a spread of both objects took more time than the rest of the run's setup.
-  const { describe } = setup;
+  const { describe, alongside } = setup;
   const { recordStatus, onFailure } = ports;
   const now = ports.now ?? Date.now;
   const stage = stagesOf(ports);
+  const opening = openingUntilSent(setup.opening, now);
   // Stamped here: the last stages' own RUN_ERROR comes after `stampTime`.
   const runError = (error: unknown): AGUIEvent => {
     onFailure?.(error);
     return { ...runErrorEvent(toAguiError(error), describe), timestamp: Math.trunc(now()) };
   };
   const wellFormed: MonoTypeOperatorFunction<AGUIEvent> = pipe(
-    stage("alongside", setup.alongside ? (events: Observable<AGUIEvent>) => merge(setup.alongside!, events) : identity),
-    stage("opening", openWith(setup.opening)),
+    stage("alongside", alongside ? (events: Observable<AGUIEvent>) => merge(alongside, events) : identity),
+    // Subscribed once the opening has gone out, through every stage below, to the sink.
+    opening.forgetOnceSent,
+    stage("opening", openWith(opening.events)),
     stage("interruptsAsTools", setup.interruptsAsTools ? interruptsAsTools({ runId: setup.messageRunId ?? setup.runId }) : identity),
     stage("neutralizeTerminalControls", neutralizeTerminalControls()),
-    endWithRunError(runError, setup.opening),
+    endWithRunError(runError, opening.events),
     stage("closeSpans", closeSpans()),
     stage("stampTime", stampTime(now)),
   );
@@ -258,11 +261,27 @@ export function deliver(
     wellFormed,
     stage("recordStatus", recordStatus ? tap(recordStatus) : identity),
     stage("mergeHeartbeat", mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler)),
-    endWithRunError<SseItem>(
-      runError,
-      setup.opening.map((event): SseItem => ({ timestamp: Math.trunc(now()), ...event }) as AGUIEvent),
-    ),
+    endWithRunError<SseItem>(runError, opening.stamped),
   );
+}
+
+/**
+ * The run's opening, for `openWith` and for a failure before anything went
+ * out, held only until it has gone out: RUN_STARTED echoes the client's
+ * input, which may be its whole conversation, and a stream may stay open
+ * for as long as a turn lasts. Once the opening passed the last stage, an
+ * early failure can no longer happen, so nothing reads it again.
+ */
+function openingUntilSent(opening: readonly AGUIEvent[], now: () => number) {
+  const events = [...opening];
+  const stamped: SseItem[] = opening.map((event): SseItem => ({ timestamp: Math.trunc(now()), ...event }) as AGUIEvent);
+  const forgetOnceSent: MonoTypeOperatorFunction<AGUIEvent> = (source) =>
+    new Observable<AGUIEvent>((subscriber) => {
+      events.length = 0;
+      stamped.length = 0;
+      return source.subscribe(subscriber);
+    });
+  return { events, stamped, forgetOnceSent };
 }
 
 /** The whole run: kernel signals in, what the SSE sink writes out. */

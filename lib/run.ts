@@ -5,7 +5,7 @@
  * to the request (a new turn's stream, or a resume's); what comes out goes
  * to the SSE sink.
  */
-import { concat, defer, EMPTY, finalize, ignoreElements, pipe, tap, type Observable, type SchedulerLike } from "rxjs";
+import { defer, EMPTY, finalize, Observable, pipe, tap, type SchedulerLike } from "rxjs";
 import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
@@ -29,6 +29,7 @@ import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { onAbandon } from "../operators/on-abandon.js";
+import { operate } from "./rx/operate.js";
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -66,101 +67,139 @@ export interface RunRequest {
   userParts?: A2aUserPart[];
 }
 
-export function runAgent({ input, language, thread, isResume, userParts }: RunRequest, deps: RunDependencies): Observable<SseItem> {
-  const { threadId, runId } = input;
-
+/**
+ * The run's events, read once (a route's stream, or `runToEnd`). Whoever
+ * holds this Observable holds it while the run lasts, so the request is
+ * let go of as the run starts.
+ */
+export function runAgent(request: RunRequest, deps: RunDependencies): Observable<SseItem> {
+  let unstarted: RunRequest | undefined = request;
   return defer(() => {
-    const { execution } = thread.state;
-    const log = (deps.log ?? silentLogger).child({ threadId, runId, executionId: execution.executionId });
-    const runErrors = new RunErrorLog(log, "run", () => ({ taskId: thread.state.execution.taskId ?? undefined }));
-    const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
-    const held = <T>(write: Promise<T>): Promise<T> => deps.holdReadsDuring?.(write) ?? write;
-    const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
-    // The lease goes back before the stream ends, so the client's next request finds the thread free.
-    const releaseThread = defer(() => thread.close()).pipe(ignoreElements());
-    // The graph this run's events draw, on top of the one its paused execution kept: a pause keeps it for late views.
-    let pipelineGraph = execution.pipelineGraph ?? emptyPipelineGraph();
-    const interruptsShownAsTools =
-      (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
+    const starting = unstarted;
+    if (starting === undefined) throw new Error("a run's events are read once");
+    unstarted = undefined;
+    return startRun(starting, deps);
+  });
+}
 
-    const kernel$: Observable<KernelSignal> = isResume
-      ? resumeSignals({
-          input,
-          language,
-          thread,
-          a2a: deps.a2a,
-          now: deps.now ?? Date.now,
-          interruptsAsTools: interruptsShownAsTools,
-          holdReadsDuring: held,
-        })
-      : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts })).pipe(framesToSignals());
+/**
+ * The run's chain, set going. The input (a client may send the whole
+ * conversation with every run) is read here as the run starts and kept by
+ * nothing the run holds while its stream is open: no closure below refers
+ * to it, so it is not in the scope they keep.
+ */
+function startRun({ input, language, thread, isResume, userParts }: RunRequest, deps: RunDependencies): Observable<SseItem> {
+  const { threadId, runId } = input;
+  const { execution } = thread.state;
+  const log = (deps.log ?? silentLogger).child({ threadId, runId, executionId: execution.executionId });
+  const runErrors = new RunErrorLog(log, "run", () => ({ taskId: thread.state.execution.taskId ?? undefined }));
+  const { cancelTask, abandon } = runCancellation(thread, { ...deps, log });
+  const held = <T>(write: Promise<T>): Promise<T> => deps.holdReadsDuring?.(write) ?? write;
+  const heldIfAny = <T>(write: Promise<T> | undefined) => write && held(write);
+  // The graph this run's events draw, on top of the one its paused execution kept: a pause keeps it for late views.
+  let pipelineGraph = execution.pipelineGraph ?? emptyPipelineGraph();
+  const interruptsShownAsTools =
+    (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
 
-    // Made once, not per event: the hub asks for it only when it holds no status for the thread.
-    const statusSeed = () => statusFromState(thread.state);
-    const ports: RunPorts = {
-      followDrops: followDropsOf(input, isResume, thread, deps.a2a),
-      isAnswered: thread.isAnswered,
-      // Each signal waits for the admission's write while it is under way (the kernel is left unread meanwhile).
-      admission: () => heldIfAny(thread.admissionWrite),
-      // The ids' own writes hold only what announces them (the session event, the run's end): the kernel is read on.
-      persistIds: (signal) =>
-        signal.kind === "task-bound"
-          ? thread.rememberTask(signal.taskId, signal.contextId)
-          : signal.kind === "session-bound"
-            ? thread.rememberSession(signal.sessionId)
-            : undefined,
-      settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask, pipelineGraph))),
-      // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
-      // A status the hub no longer holds starts from the stored state's, so a resumed run's graph goes on from its pause.
-      recordStatus: (event) => {
-        try {
-          pipelineGraph = reducePipelineGraph(pipelineGraph, event);
-          deps.hub?.record(threadId, event, statusSeed);
-        } catch (error) {
-          log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
-        }
-      },
-      // A failure no stage turned into a run end: the run tells RUN_ERROR (logged with it), and its task must not outlive it.
-      onFailure: (error) => {
-        runErrors.noteFailure(error);
-        cancelTask();
-      },
-      instrument: deps.instrument,
-      scheduler: deps.scheduler,
-      now: deps.now,
-    };
-    const run$ = kernel$.pipe(
-      runPipeline(
-        {
+  const kernel$: Observable<KernelSignal> = isResume
+    ? resumeSignals({
+        input,
+        language,
+        thread,
+        a2a: deps.a2a,
+        now: deps.now ?? Date.now,
+        interruptsAsTools: interruptsShownAsTools,
+        holdReadsDuring: held,
+      })
+    : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts })).pipe(framesToSignals());
+
+  // Made once, not per event: the hub asks for it only when it holds no status for the thread.
+  const statusSeed = () => statusFromState(thread.state);
+  const ports: RunPorts = {
+    followDrops: followDropsOf(input, isResume, thread, deps.a2a),
+    isAnswered: thread.isAnswered,
+    // Each signal waits for the admission's write while it is under way (the kernel is left unread meanwhile).
+    admission: () => heldIfAny(thread.admissionWrite),
+    // The ids' own writes hold only what announces them (the session event, the run's end): the kernel is read on.
+    persistIds: (signal) =>
+      signal.kind === "task-bound"
+        ? thread.rememberTask(signal.taskId, signal.contextId)
+        : signal.kind === "session-bound"
+          ? thread.rememberSession(signal.sessionId)
+          : undefined,
+    settleAndPersistEnd: (end) => runErrors.noteEnd(held(thread.settleEnd(end, cancelTask, pipelineGraph))),
+    // The read-model observers watch is a side show: a failure to record there is logged, and the run goes on.
+    // A status the hub no longer holds starts from the stored state's, so a resumed run's graph goes on from its pause.
+    recordStatus: (event) => {
+      try {
+        pipelineGraph = reducePipelineGraph(pipelineGraph, event);
+        deps.hub?.record(threadId, event, statusSeed);
+      } catch (error) {
+        log.warn({ ...errorFields(error), eventType: event.type }, "the thread status could not record an event");
+      }
+    },
+    // A failure no stage turned into a run end: the run tells RUN_ERROR (logged with it), and its task must not outlive it.
+    onFailure: (error) => {
+      runErrors.noteFailure(error);
+      cancelTask();
+    },
+    instrument: deps.instrument,
+    scheduler: deps.scheduler,
+    now: deps.now,
+  };
+  const run$ = kernel$.pipe(
+    runPipeline(
+      {
+        threadId,
+        runId,
+        messageRunId: messageRunIdOf(input, thread),
+        pipelineMessageScope: execution.executionId,
+        opening: [runStartedEvent(input)],
+        session: {
           threadId,
           runId,
-          messageRunId: messageRunIdOf(input, thread),
-          pipelineMessageScope: execution.executionId,
-          opening: [runStartedEvent(input)],
-          session: {
-            threadId,
-            runId,
-            executionId: execution.executionId,
-            contextId: thread.state.contextId,
-            rosInvocationId: execution.rosInvocationId,
-            // The session event tells ROS the parked execution took the answer: a resume names its ids only once the kernel accepted one.
-            known: isResume ? { taskId: null, sessionId: null } : { taskId: execution.taskId, sessionId: thread.state.iacCodeSessionId },
-          },
-          pipelineSequence: execution.pipelineSequence,
-          pipelineOpenSteps: execution.pipelineOpenSteps,
-          textSnapshotDigests: execution.textSnapshotDigests,
-          describe: (error: AguiError) => describeError(error, language),
-          heartbeatMs: deps.heartbeatMs,
-          interruptsAsTools: interruptsShownAsTools,
+          executionId: execution.executionId,
+          contextId: thread.state.contextId,
+          rosInvocationId: execution.rosInvocationId,
+          // The session event tells ROS the parked execution took the answer: a resume names its ids only once the kernel accepted one.
+          known: isResume ? { taskId: null, sessionId: null } : { taskId: execution.taskId, sessionId: thread.state.iacCodeSessionId },
         },
-        ports,
-      ),
-      runErrors.logEach(),
-    );
+        pipelineSequence: execution.pipelineSequence,
+        pipelineOpenSteps: execution.pipelineOpenSteps,
+        textSnapshotDigests: execution.textSnapshotDigests,
+        describe: (error: AguiError) => describeError(error, language),
+        heartbeatMs: deps.heartbeatMs,
+        interruptsAsTools: interruptsShownAsTools,
+      },
+      ports,
+    ),
+    runErrors.logEach(),
+  );
 
-    return concat(run$, releaseThread).pipe(
-      onAbandon<SseItem>(abandon),
-      finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
+  // The lease goes back before the stream ends, so the client's next request finds the thread free.
+  return endingOnceSettled(run$, () => thread.close()).pipe(
+    onAbandon<SseItem>(abandon),
+    finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
+  );
+}
+
+/**
+ * `concat(items$, defer(settle).pipe(ignoreElements()))` in one subscriber:
+ * the items, then the end once `settle` has settled, or its failure. A
+ * concat keeps a merge's machinery (its buffer, inner subscriber and
+ * closures) for as long as a run's stream is open.
+ */
+function endingOnceSettled<T>(items$: Observable<T>, settle: () => Promise<unknown>): Observable<T> {
+  return new Observable<T>((destination) => {
+    items$.subscribe(
+      operate<T, T>({
+        destination,
+        complete: () =>
+          void settle().then(
+            () => destination.complete(),
+            (error: unknown) => destination.error(error),
+          ),
+      }),
     );
   });
 }

@@ -23,6 +23,10 @@ export function runRoute(runs: Runs, settings: Omit<StreamSettings, "who">, metr
     // The run's kernel streams are read only while its client keeps up (see `runs/flow-gate.ts`).
     const gate = new FlowGate();
     const events$ = await runs.start(req.body, httpRunClient(req, res, gate));
+    // The request outlives the run's start by as long as its stream is open: what the client sent (the whole
+    // conversation, with CopilotKit or HttpAgent) was the run's to read as it started, and is not kept with the
+    // request. A refusal before (thrown above) still finds it there: its message speaks the body's language.
+    req.body = undefined;
     streamToClient(events$, req, res, gate, { ...settings, sse, who: "run" });
   };
   const router = express.Router();

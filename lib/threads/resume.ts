@@ -32,7 +32,7 @@ import { kernelInputsOf } from "../interrupts/keep-input.js";
 import { realWorkspacePath } from "../workspace.js";
 
 export interface ResumeContext {
-  input: ValidRunInput;
+  input: Pick<ValidRunInput, "runId" | "resume" | "forwardedProps">;
   language: string;
   thread: ThreadRun;
   a2a: RunA2A;
@@ -64,7 +64,10 @@ interface CancelledByUser {
   toolResults: KernelSignal[];
 }
 
-export function resumeSignals(context: ResumeContext): Observable<KernelSignal> {
+export function resumeSignals(fullContext: ResumeContext): Observable<KernelSignal> {
+  // The answer's stream keeps its context while it lasts: of the input (which may carry the whole conversation), only what a resume reads.
+  const { runId, resume, forwardedProps } = fullContext.input;
+  const context: ResumeContext = { ...fullContext, input: { runId, resume, forwardedProps } };
   return defer(() => from(prepare(context))).pipe(
     mergeMap((prepared) =>
       prepared instanceof AguiError
