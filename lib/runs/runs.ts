@@ -192,6 +192,8 @@ export class Runs {
    */
   async observe(target: ObserveTarget, client: RunClient): Promise<Observable<SseItem>> {
     client.noteIds?.({ threadId: target.threadId, ...(target.executionId === undefined ? {} : { executionId: target.executionId }) });
+    // A run of this thread here may have shown the kernel's words before its task's id is on disk: the view reads the thread after it.
+    await this.#active.get(target.threadId)?.changesWritten;
     return observeTarget(target, {
       store: this.#store,
       a2a: this.#kernelFor(client),

@@ -110,6 +110,16 @@ export class ThreadRun {
     return this.#state.execution.taskId ?? this.#announcedTaskId ?? null;
   }
 
+  /**
+   * Settles once every change asked for so far is written (or has failed):
+   * the ids the run's stream may already have shown the kernel's words for
+   * are written beside it (`persistIdsAside`), and a view that attaches by
+   * thread id must find them on disk, not a thread at rest.
+   */
+  get changesWritten(): Promise<void> {
+    return this.#queue.then(() => undefined);
+  }
+
   /** True once the run has durably paused at interrupts: a disconnect must not cancel the task then. */
   get paused(): boolean {
     return this.#paused;
