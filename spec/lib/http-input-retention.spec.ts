@@ -11,21 +11,17 @@
  * deterministic, since a full collection clears every weak reference to an
  * object nothing else reaches.
  */
-import { readFileSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type RunFinishedEvent } from "@ag-ui/core";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { parseFixture } from "../../lib/fixtures/fixture-format.js";
-import { FIXTURES_DIR } from "../../lib/paths.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { startBurstKernel, type BurstKernel } from "../support/burst-kernel.js";
 import { httpAgent, userMessage } from "../support/http-agent.js";
 import { openRun, parseSse } from "../support/service-process.js";
-import { startStepKernel, type StepKernel } from "../support/step-kernel.js";
+import { recordedTurn, startStepKernel, type StepKernel } from "../support/step-kernel.js";
 import { runInput, testConfig, uniqueId } from "../support/service.js";
 
 setFlagsFromString("--expose-gc");
@@ -65,13 +61,6 @@ function watchParsedMessages(marker: string): { parsed: () => WeakRef<object> | 
 }
 
 const pipelineProps = { schemaVersion: 1, rosInvocationId: "ros-1", cwd: os.tmpdir(), runMode: "pipeline", pipelineName: "demo" };
-
-/** A recorded fixture's turn (the first, or the section played for an answer containing `when`): the frames the kernel plays. */
-function recordedTurn(name: string, when?: string): unknown[] {
-  const sections = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
-  const turn = when === undefined ? sections[0] : sections.find((section) => section.when?.includes(when));
-  return turn!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
-}
 
 const sessionOf = (events: AGUIEvent[]) =>
   (events.find((event) => event.type === EventType.CUSTOM && event.name === "iac-code.session.v1") as { value: { executionId: string } })

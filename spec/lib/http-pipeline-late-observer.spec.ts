@@ -13,30 +13,19 @@
  * before the observer connects, and the kernel goes on only once the
  * observer listens to the task.
  */
-import { readFileSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type RunFinishedEvent } from "@ag-ui/core";
-import { parseFixture } from "../../lib/fixtures/fixture-format.js";
 import { emptyPipelineGraph, reducePipelineGraph, type PipelineGraph } from "../../lib/model/pipeline-graph.js";
 import { stepFactsFrom } from "../../lib/model/step-facts.js";
-import { FIXTURES_DIR } from "../../lib/paths.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import { expectValidRun } from "../support/agui.js";
 import { stepsGoneBack } from "../support/graph-views.js";
 import { connectHttpAgent, connectingAgent, httpAgent, userMessage } from "../support/http-agent.js";
 import { testConfig } from "../support/service.js";
-import { startStepKernel, type StepKernel } from "../support/step-kernel.js";
+import { recordedTurn, startStepKernel, type StepKernel } from "../support/step-kernel.js";
 
 const pipelineProps = { schemaVersion: 1, rosInvocationId: "ros-1", cwd: os.tmpdir(), runMode: "pipeline", pipelineName: "demo" };
-
-/** A recorded fixture's turn (the first, or the section played for an answer containing `when`): the frames the kernel plays. */
-function recordedTurn(name: string, when?: string): unknown[] {
-  const sections = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
-  const turn = when === undefined ? sections[0] : sections.find((section) => section.when?.includes(when));
-  return turn!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
-}
 
 /** The kernel sequence an event stands for: a CUSTOM envelope's, or a step event's facts'. */
 function sequenceOf(event: AGUIEvent): number | undefined {

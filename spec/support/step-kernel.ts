@@ -19,7 +19,9 @@
  * the SDK has their queue on the task's bus before it sends the task
  * snapshot, so a frame published after it reaches every one of them.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { AgentCard, StreamResponse, TaskState } from "@a2a-js/sdk";
 import {
   DefaultRequestHandler,
@@ -33,6 +35,15 @@ import express from "express";
 import { closeKernel, listenKernel } from "../../lib/kernel/replay-kernel.js";
 import { ENSURE_RESTORED_PATH } from "../../lib/kernel/session-restore.js";
 import { fillPlaceholders } from "../../lib/fixtures/placeholders.js";
+import { parseFixture } from "../../lib/fixtures/fixture-format.js";
+import { FIXTURES_DIR } from "../../lib/paths.js";
+
+/** A recorded fixture's turn (the first, or the section played for an answer containing `when`): the frames the kernel plays. */
+export function recordedTurn(name: string, when?: string): unknown[] {
+  const sections = parseFixture(readFileSync(path.join(FIXTURES_DIR, `${name}.jsonl`), "utf8"), name);
+  const turn = when === undefined ? sections[0] : sections.find((section) => section.when?.includes(when));
+  return turn!.lines.flatMap((line) => (line.frame === undefined ? [] : [line.frame]));
+}
 
 export interface StepKernel {
   url: string;
