@@ -2,22 +2,18 @@
  * What the sandbox-run e2e specs add to `browser.ts` (which starts its own
  * service with the demo kernel): the page opened in front of any service,
  * with every JSON body it POSTs and every AG-UI stream it receives kept
- * whole, so the spec can hold each stream to the same checks as any other
- * test stream (`expectValidRun`); and pixel checks at a point.
+ * whole (by a recording proxy between the page and the service), so the
+ * spec can hold each stream to the same checks as any other test stream
+ * (`expectValidRun`); and pixel checks at a point.
  */
 import { mkdirSync } from "node:fs";
 import { expect } from "@jest/globals";
 import type { Browser, Locator, Page } from "playwright-core";
 import { collectProblems, cssColour, describeInBrowser, launchChromium, screenshot, SCREENSHOTS, VIEWPORT } from "./browser.js";
 import type { Png } from "./png.js";
+import { startRecordingProxy, type ReceivedStream } from "./recording-proxy.js";
 
 export { describeInBrowser, screenshot };
-
-/** One streamed answer the page got: where it was POSTed and its SSE text, read once the stream ended. */
-export interface ReceivedStream {
-  path: string;
-  body: Promise<string>;
-}
 
 export interface SandboxBrowser {
   browser: Browser;
@@ -27,26 +23,33 @@ export interface SandboxBrowser {
   /** Every JSON body the page POSTed, in order, with its path. */
   posts: Array<{ path: string; body: Record<string, unknown> }>;
   streams: ReceivedStream[];
+  /** Closes the browser, then the proxy in front of the service (the service is the caller's). */
+  close(): Promise<void>;
 }
 
 export async function openSandboxAt(url: string): Promise<SandboxBrowser> {
+  const proxy = await startRecordingProxy(url);
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: VIEWPORT });
   const problems: string[] = [];
   const posts: SandboxBrowser["posts"] = [];
-  const streams: ReceivedStream[] = [];
   collectProblems(page, problems);
+  // Said in the spec's own words if it happens, rather than as whichever page call comes next.
+  page.on("crash", () => problems.push("the page crashed"));
+  const wentAway = () => problems.push("the browser went away");
+  browser.on("disconnected", wentAway);
   page.on("request", (request) => {
     if (request.method() === "POST") posts.push({ path: new URL(request.url()).pathname, body: JSON.parse(request.postData() ?? "null") });
   });
-  page.on("response", (response) => {
-    if ((response.headers()["content-type"] ?? "").startsWith("text/event-stream"))
-      streams.push({ path: new URL(response.url()).pathname, body: response.text() });
-  });
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.goto(`${url}/sandbox`);
+  await page.goto(`${proxy.url}/sandbox`);
   await page.locator("#service").filter({ hasText: "iac-code-agui" }).waitFor();
-  return { browser, page, problems, posts, streams };
+  const close = async () => {
+    browser.off("disconnected", wentAway);
+    await browser.close();
+    await proxy.close();
+  };
+  return { browser, page, problems, posts, streams: proxy.streams, close };
 }
 
 /** The events of an SSE body, in order. */

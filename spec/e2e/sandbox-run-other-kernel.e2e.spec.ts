@@ -26,7 +26,7 @@ describeInBrowser("the sandbox in front of a kernel without a fixture list, in C
   }, 60_000);
 
   afterAll(async () => {
-    await sandbox?.browser.close();
+    await sandbox?.close();
     await service?.close();
     await kernel?.close();
   });
@@ -103,7 +103,7 @@ describeInBrowser("the sandbox when the kernel's fixture list fails, in Chromium
       expect(await page.isEnabled("#send-message")).toBe(true);
       expect(await page.isEnabled("#raw-send")).toBe(true);
     } finally {
-      await sandbox.browser.close();
+      await sandbox.close();
       await service.close();
       await new Promise((resolve) => kernel.close(resolve));
     }

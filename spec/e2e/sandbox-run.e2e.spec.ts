@@ -44,7 +44,7 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
 
   afterAll(async () => {
     releaseHeld();
-    await sandbox?.browser.close();
+    await sandbox?.close();
     await harness?.close();
   });
 
