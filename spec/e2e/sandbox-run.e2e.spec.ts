@@ -218,6 +218,20 @@ describeInBrowser("the sandbox as a stream debugger, in Chromium", () => {
     await screenshot(page, "sandbox-attach", true);
     await page.click("#attach-panel summary");
   }, 60_000);
+
+  // A service without a token, and a page whose token field was never touched: the panel and the run picking must
+  // work from the page's first load, not only once a token was typed.
+  it("lists the service's threads and moves the state panel to the run clicked in, without a token", async () => {
+    const pageThread = (await page.textContent("#thread-id"))!;
+    await page.click("#threads-panel summary");
+    await page.locator(`.thread-row[data-thread="${pageThread}"]`).waitFor({ timeout: STREAM_TIMEOUT });
+    await page.click("#threads-panel summary");
+
+    await runs().first().locator(".run-title").click();
+    await expect(page.textContent("#state-title")).resolves.toBe("Thread state · run 1");
+    await lastRun().locator(".run-title").click();
+    await expect(page.textContent("#state-title")).resolves.toBe(`Thread state · run ${await runs().count()}`);
+  }, 60_000);
   it("applies STATE_DELTA as RFC 6902 JSON Patch, to a copy, and refuses a patch that does not apply", async () => {
     const results = await page.evaluate(async () => {
       const { applyPatch } = (await import("/sandbox/json-patch.js" as string)) as {

@@ -519,30 +519,30 @@ const refresh = () => loadService().catch((error) => say(`Could not reach the se
 ui.token.addEventListener("change", () => {
   token = ui.token.value.trim();
   void refresh();
+});
 
-  threadsPanel({
-    panel: ui.threadsPanel,
-    list: ui.threadsList,
-    refresh: ui.threadsRefresh,
-    headers: authorization,
-    attach: attachThread,
-    say,
-  });
+threadsPanel({
+  panel: ui.threadsPanel,
+  list: ui.threadsList,
+  refresh: ui.threadsRefresh,
+  headers: authorization,
+  attach: attachThread,
+  say,
+});
 
-  // Which run the user looks at: a click or focus inside a run section, seen before the timeline's own handlers select
-  // an event there (capture), so the inspector knows whose event it shows.
-  /** @param {Event} event */
-  const runOf = (event) => {
-    const section = event.target instanceof Element ? event.target.closest("section.run") : null;
-    return pageRuns.find((run) => run.view.element === section);
-  };
-  ui.timeline.addEventListener("click", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
-  ui.timeline.addEventListener("focusin", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
-  // After them: a click in another run that selected nothing there still moves the inspector and state panel to it.
-  ui.timeline.addEventListener("click", (event) => {
-    const run = runOf(event);
-    if (run) lookAt(run);
-  });
+// Which run the user looks at: a click or focus inside a run section, seen before the timeline's own handlers select
+// an event there (capture), so the inspector knows whose event it shows.
+/** @param {Event} event */
+const runOf = (event) => {
+  const section = event.target instanceof Element ? event.target.closest("section.run") : null;
+  return pageRuns.find((run) => run.view.element === section);
+};
+ui.timeline.addEventListener("click", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
+ui.timeline.addEventListener("focusin", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
+// After them: a click in another run that selected nothing there still moves the inspector and state panel to it.
+ui.timeline.addEventListener("click", (event) => {
+  const run = runOf(event);
+  if (run) lookAt(run);
 });
 
 restoreRuns();
