@@ -130,9 +130,10 @@ export interface ToKernelSignalsOptions {
   readLeadingSnapshotInputs?: boolean;
 }
 
-/** What a stream told already: a frame that repeats the task's ids or state makes no signal of them. */
+/** What a stream told already: a frame that repeats the task's ids, its session or its state makes no signal of them. */
 export interface ToldBefore {
   bound?: SignalOf<"task-bound">;
+  sessionId?: string;
   state?: TaskStateName;
 }
 
@@ -151,7 +152,7 @@ export function signalsOf(
   const metadata = isObject(body.metadata) ? body.metadata : NOTHING;
   const iacCode = isObject(metadata.iac_code) ? metadata.iac_code : NOTHING;
   const sessionId = sessionIdOf(iacCode);
-  if (sessionId) signals.push({ kind: "session-bound", sessionId });
+  if (sessionId && sessionId !== told.sessionId) signals.push({ kind: "session-bound", sessionId });
 
   // The batch first, then the single envelope: the kernel's own order (contract §3).
   if (isObject(iacCode.pipelineBatch) && Array.isArray(iacCode.pipelineBatch.events)) {
@@ -258,13 +259,17 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
   const readLeading = options.readLeadingSnapshotInputs ?? true;
   return (updates) =>
     defer(() => {
-      // Nearly every frame repeats the task's ids and its `working` state; downstream only acts on a change, and
-      // a repeat is not even made (two objects per frame of every run).
+      // Nearly every frame repeats the task's ids, the kernel's session and its `working` state; downstream only
+      // acts on a change, and a repeat is not even made. A repeated session cost most: while its first write was
+      // under way, each repeat was written aside and came through the rest of the chain twice (`persistIdsAside`).
       const told: ToldBefore = {};
       const isNews = (signal: KernelSignal): boolean => {
         if (signal.kind === "task-bound") {
           if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
           told.bound = signal;
+        } else if (signal.kind === "session-bound") {
+          if (signal.sessionId === told.sessionId) return false;
+          told.sessionId = signal.sessionId;
         } else if (signal.kind === "task-state") {
           if (signal.state === told.state) return false;
           told.state = signal.state;

@@ -182,6 +182,28 @@ describe("toKernelSignals and changes of task", () => {
     });
   });
 
+  it("passes the kernel session once per session it names, not again on each frame that repeats it", () => {
+    marbles().run(({ cold, expectObservable }) => {
+      const frames = cold("a 9ms b 9ms c 9ms d", {
+        a: withIacCode({ iacCodeSessionId: "s1" }),
+        b: withIacCode({ pipeline: { eventId: "e1", iacCodeSessionId: "s1" } }),
+        c: withIacCode({ iacCodeSessionId: "s2" }),
+        d: withIacCode({ iacCodeSessionId: "s1" }),
+      });
+      expectObservable(frames.pipe(unwrapStreamResponse(), toKernelSignals({ findInputs: kernelInputsOf }))).toBe(
+        "(abw) 5ms e 9ms f 9ms g",
+        {
+          a: bound,
+          b: { kind: "session-bound", sessionId: "s1" },
+          w: working,
+          e: { kind: "pipeline-event", envelope: { eventId: "e1", iacCodeSessionId: "s1" }, recovered: false },
+          f: { kind: "session-bound", sessionId: "s2" },
+          g: { kind: "session-bound", sessionId: "s1" },
+        },
+      );
+    });
+  });
+
   it("starts afresh for each subscription", () => {
     marbles().run(({ cold, expectObservable, expectSubscriptions }) => {
       const frames = cold("(a|)", { a: status("TASK_STATE_WORKING") });
