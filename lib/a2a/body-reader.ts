@@ -1,8 +1,6 @@
 /**
  * The kernel's SSE body as the stream reads it (`sse-stream.ts`): see `readRecords`.
  */
-import type { Readable } from "node:stream";
-
 /**
  * Whether the stream's reader may read on (see `runs/flow-gate.ts`): the
  * run's client is behind while it is closed. `whenOpen()` is `undefined`
@@ -10,6 +8,22 @@ import type { Readable } from "node:stream";
  */
 export interface ReadGate {
   whenOpen(): Promise<void> | undefined;
+}
+
+/**
+ * The members of a body `readRecords` uses: a `Readable` has them, and so
+ * has the kernel's answer as undici hands it over (`kernel-dispatch.ts`).
+ */
+export interface RecordBody {
+  on(event: "data", listener: (chunk: Buffer) => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+  destroy(): unknown;
+  readonly destroyed: boolean;
+  readonly readableEnded: boolean;
 }
 
 /** What the body's bytes are handed to, a chunk at a time, in order (`SseRecordParser`). */
@@ -60,7 +74,7 @@ export const BYTES_PER_TURN = 256 * 1024;
  * it is taken: the response stops reading the socket, and TCP holds the
  * kernel back until the run's client has caught up.
  */
-export function readRecords(body: Readable, parser: ChunkParser, onEnd: (cut?: unknown) => void, gate?: ReadGate): { cancel(): void } {
+export function readRecords(body: RecordBody, parser: ChunkParser, onEnd: (cut?: unknown) => void, gate?: ReadGate): { cancel(): void } {
   /** Chunks that arrived and wait for the next turn or the open gate. */
   const waiting: Buffer[] = [];
   let waitingBytes = 0;

@@ -4,13 +4,12 @@
  * are loopback (`loopback.ts`), a redirect is never followed (a fetch
  * would re-POST the body, the user's LLM key and cloud credentials in it,
  * to wherever the kernel points), and a non-SSE answer is read within a
- * size limit. Unary calls go through node-fetch; a stream is read from
- * `node:http` itself (`kernelStream`), the hot path of every run.
+ * size limit. Unary calls go through node-fetch; a stream is read with
+ * undici's `dispatch` (`kernelStream`), the hot path of every run.
  */
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
 import type { Readable } from "node:stream";
 import fetch, { FetchError, type RequestInit, type Response } from "node-fetch";
+import { dispatchToKernel, type KernelAnswer } from "./kernel-dispatch.js";
 import { loopbackAgent, refusalOf } from "./loopback.js";
 import { protocolError, resultOfHttp, unavailable } from "./rpc-errors.js";
 
@@ -54,90 +53,89 @@ export interface StreamLimits {
 
 /** A stream request on its way: its response once it is an SSE stream, and how to give it up. */
 export interface SentStream {
-  response: Promise<IncomingMessage>;
+  response: Promise<KernelAnswer>;
   /** Destroys the request, and the response with it; `response` then settles no more, or rejects. */
   abort(): void;
 }
 
 /**
- * A POST answered with an SSE stream, sent with `node:http` itself: the
- * response is the body to read, with no fetch layer over the socket (see
- * `sse-stream.ts`). It resolves only to a 2xx `text/event-stream`; the
- * same rules as `kernelFetch` hold (loopback only, a redirect is
- * A2A_UNAVAILABLE), and any other answer is read as JSON within
- * `maxResponseBytes` and rejects as the typed error it carries (a JSON
- * result where a stream was asked for is A2A_PROTOCOL_ERROR). Failing to
- * connect, or no headers within `firstByteMs`, rejects with the cause.
+ * A POST answered with an SSE stream, sent with undici's `dispatch`
+ * (`kernel-dispatch.ts`): the response is the body to read, with no fetch
+ * layer and no Readable over the socket (see `sse-stream.ts`). It resolves
+ * only to a 2xx `text/event-stream`; the same rules as `kernelFetch` hold
+ * (loopback only, a redirect is A2A_UNAVAILABLE), and any other answer is
+ * read as JSON within `maxResponseBytes` and rejects as the typed error it
+ * carries (a JSON result where a stream was asked for is
+ * A2A_PROTOCOL_ERROR). Failing to connect, or no headers within
+ * `firstByteMs`, rejects with the cause.
  */
 export function kernelStream(url: string, { headers, body }: StreamRequest, limits: StreamLimits): SentStream {
   const refusal = refusalOf(url);
   if (refusal !== undefined) {
     return { response: Promise.reject(unavailable(new Error(`a request to the kernel was refused: ${refusal}`))), abort: () => {} };
   }
-  const target = new URL(url);
-  const payload = Buffer.from(body);
-  const send = target.protocol === "https:" ? https.request : http.request;
-  const sent = send(target, {
-    method: "POST",
-    headers: { ...headers, "Content-Length": String(payload.length) },
-    agent: loopbackAgent(target),
-  });
-  sent.end(payload);
-  // Made apart from the request, so that what the open stream's listeners hold on to is not its body.
-  return awaitStream(sent, limits);
+  // No closure here: what the open stream holds on to is not the request's body (the conversation, maybe megabytes).
+  const answer = awaitStream(limits);
+  return answer.sent(dispatchToKernel({ url: new URL(url), method: "POST", headers, body }, answer.onAnswer, answer.onFailure));
 }
 
-function awaitStream(sent: http.ClientRequest, { firstByteMs, maxResponseBytes }: StreamLimits): SentStream {
-  const firstByte = setTimeout(() => sent.destroy(new Error(`no answer within ${firstByteMs} ms`)), firstByteMs);
-  const response = new Promise<IncomingMessage>((resolve, reject) => {
-    const failed = (error: unknown) => {
-      clearTimeout(firstByte);
-      reject(error);
-    };
-    // Not `once`: a destroyed request may emit more than one error, and an unheard one would end the process.
-    sent.on("error", failed);
-    sent.once("response", (answer) => {
-      const status = answer.statusCode ?? 0;
-      if (status >= 300 && status < 400) {
-        answer.destroy();
-        return failed(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
-      }
-      if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
-        clearTimeout(firstByte);
-        return resolve(answer);
-      }
-      readText(answer, maxResponseBytes)
-        .then((text) => {
-          resultOfHttp(status, text);
-          throw protocolError(new Error("a streaming call was answered with a JSON result"));
-        })
-        .catch(failed);
-    });
+/** The answer to a stream request, as `kernelStream` resolves it, once `sent` is told how to give the request up. */
+function awaitStream({ firstByteMs, maxResponseBytes }: StreamLimits) {
+  let abort: (error?: Error) => void = () => {};
+  let firstByte: ReturnType<typeof setTimeout> | undefined;
+  let resolve!: (answer: KernelAnswer) => void;
+  let reject!: (error: unknown) => void;
+  const response = new Promise<KernelAnswer>((resolved, rejected) => {
+    resolve = resolved;
+    reject = rejected;
   });
-  return {
-    response,
-    abort: () => {
-      clearTimeout(firstByte);
-      sent.destroy();
-    },
+  const onFailure = (error: unknown) => {
+    clearTimeout(firstByte);
+    reject(error);
   };
+  const onAnswer = (answer: KernelAnswer) => {
+    const status = answer.statusCode;
+    if (status >= 300 && status < 400) {
+      answer.destroy();
+      return onFailure(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
+    }
+    if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
+      clearTimeout(firstByte);
+      return resolve(answer);
+    }
+    readText(answer, maxResponseBytes)
+      .then((text) => {
+        resultOfHttp(status, text);
+        throw protocolError(new Error("a streaming call was answered with a JSON result"));
+      })
+      .catch(onFailure);
+  };
+  const sent = (abortRequest: (error?: Error) => void): SentStream => {
+    abort = abortRequest;
+    firstByte = setTimeout(() => abort(new Error(`no answer within ${firstByteMs} ms`)), firstByteMs);
+    return {
+      response,
+      abort: () => {
+        clearTimeout(firstByte);
+        abort();
+      },
+    };
+  };
+  return { onAnswer, onFailure, sent };
 }
 
 /** A response's body as text; past `maxBytes` it is destroyed and the read fails with A2A_PROTOCOL_ERROR. */
-function readText(response: IncomingMessage, maxBytes: number): Promise<string> {
+function readText(response: KernelAnswer, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    response.once("end", () => resolve(Buffer.concat(chunks, bytes).toString("utf8")));
+    response.on("error", reject);
     response.on("data", (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes <= maxBytes) return void chunks.push(chunk);
       response.destroy();
       reject(protocolError(new Error(`the kernel's answer passed ${maxBytes} bytes`)));
-    });
-    response.once("end", () => resolve(Buffer.concat(chunks, bytes).toString("utf8")));
-    response.on("error", reject);
-    response.once("close", () => {
-      if (!response.complete) reject(new Error("the answer closed before its end"));
     });
   });
 }

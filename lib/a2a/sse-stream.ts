@@ -1,7 +1,7 @@
 /**
  * One POST whose answer is an SSE stream, as an Observable of its records.
  *
- * Read with `node:http` (`kernelStream`), each chunk parsed as it arrives
+ * Read with undici's `dispatch` (`kernelStream`), each chunk parsed as it arrives
  * (`readRecords`, `SseRecordParser`), its records handed on at once: a
  * JSON-RPC stream is one POST that ends when its body ends, so a
  * browser-style EventSource (reconnects, retries, a fetch and web streams
@@ -13,10 +13,10 @@
  *   a record grows past maxRecordBytes                     --a--#  (A2A_PROTOCOL_ERROR)
  *   unsubscribe                                            the request is destroyed
  */
-import type { IncomingMessage } from "node:http";
 import { Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import { readRecords, type ReadGate } from "./body-reader.js";
+import type { KernelAnswer } from "./kernel-dispatch.js";
 import { kernelStream } from "./kernel-fetch.js";
 import { unavailable } from "./rpc-errors.js";
 import { SseRecordParser, type SseRecord } from "./sse-parser.js";
@@ -43,7 +43,7 @@ export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, 
     const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
     let reading: { cancel(): void } | undefined;
 
-    const read = (response: IncomingMessage) => {
+    const read = (response: KernelAnswer) => {
       const parser = new SseRecordParser((record) => subscriber.next(record), maxRecordBytes);
       reading = readRecords(response, parser, (cut) => (cut === undefined ? subscriber.complete() : fail(cut)), gate);
     };
