@@ -130,9 +130,12 @@ describe("a live stream", () => {
     // loaded machine): read on until one comes after it, while the kernel is quiet.
     const text = '"type":"TEXT_MESSAGE_CONTENT"';
     const heartbeatAfterText = () => raw.includes(text) && raw.indexOf(": heartbeat\n\n", raw.indexOf(text)) !== -1;
-    while (!heartbeatAfterText()) {
+    // The session event names the task once its id is on disk, which may be after the first text and, on a loaded
+    // machine, after that heartbeat too: read on until it has come as well.
+    const taskNamed = () => raw.includes('"taskId":"');
+    while (!(heartbeatAfterText() && taskNamed())) {
       const { value, done } = await reader.read();
-      if (done) throw new Error(`stream ended before text and a heartbeat after it:\n${raw}`);
+      if (done) throw new Error(`stream ended before text, a heartbeat after it and the task's id:\n${raw}`);
       raw += decoder.decode(value, { stream: true });
     }
     // The heartbeat is a comment, never an AG-UI event.
