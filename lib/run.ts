@@ -5,7 +5,7 @@
  * to the request (a new turn's stream, or a resume's); what comes out goes
  * to the SSE sink.
  */
-import { defer, EMPTY, Observable, pipe, tap, type SchedulerLike } from "rxjs";
+import { defer, EMPTY, Observable, pipe, tap, type SchedulerLike, type Subscriber } from "rxjs";
 import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
@@ -202,39 +202,45 @@ interface RunEndHooks {
  * subscribers and their closures, held by every open run for as long as it
  * lasts. Written outside `startRun`, so its handlers keep only what they use.
  */
-function endOfRun(items$: Observable<SseItem>, { logRunError, release, abandon, releaseFailed }: RunEndHooks): Observable<SseItem> {
+function endOfRun(items$: Observable<SseItem>, hooks: RunEndHooks): Observable<SseItem> {
   return new Observable<SseItem>((destination) => {
-    let ended = false;
-    items$.subscribe(
-      operate<SseItem, SseItem>({
-        destination,
-        next: (item) => {
-          logRunError(item);
-          destination.next(item);
+    const { subscriber, teardown } = endingRun(destination, hooks);
+    items$.subscribe(subscriber);
+    return teardown;
+  });
+}
+
+/** Outside `endOfRun`, whose scope holds `items$` (the whole chain upstream) for as long as the stream is open. */
+function endingRun(destination: Subscriber<SseItem>, { logRunError, release, abandon, releaseFailed }: RunEndHooks) {
+  let ended = false;
+  const subscriber = operate<SseItem, SseItem>({
+    destination,
+    next: (item) => {
+      logRunError(item);
+      destination.next(item);
+    },
+    error: (failure: unknown) => {
+      ended = true;
+      destination.error(failure);
+    },
+    complete: () =>
+      void release().then(
+        () => {
+          ended = true;
+          destination.complete();
         },
-        error: (failure: unknown) => {
+        (failure: unknown) => {
           ended = true;
           destination.error(failure);
         },
-        complete: () =>
-          void release().then(
-            () => {
-              ended = true;
-              destination.complete();
-            },
-            (failure: unknown) => {
-              ended = true;
-              destination.error(failure);
-            },
-          ),
-      }),
-    );
-    // Runs after the source was left (its subscriber came first in the destination's teardown).
-    return () => {
-      if (!ended) abandon();
-      void release().catch(releaseFailed);
-    };
+      ),
   });
+  // Runs after the source was left (its subscriber came first in the destination's teardown).
+  const teardown = () => {
+    if (!ended) abandon();
+    void release().catch(releaseFailed);
+  };
+  return { subscriber, teardown };
 }
 
 /**
