@@ -156,6 +156,7 @@ export class RunStop {
   #stopped = false;
   #reason: unknown;
   // Copied at each change, not pushed onto: a pushed array keeps room for 16 more, and a run mostly holds one.
+  // `concat`, not a spread: `[...listeners, listener]` gets the same spare room (about 130 bytes a run).
   #listeners: ReadonlyArray<() => void> = [];
 
   get stopped(): boolean {
@@ -178,7 +179,7 @@ export class RunStop {
 
   /** `listener` is told when the run stops (a run stopped already tells nobody: check `stopped` first). */
   listen(listener: () => void): void {
-    if (!this.#stopped) this.#listeners = [...this.#listeners, listener];
+    if (!this.#stopped) this.#listeners = this.#listeners.concat(listener);
   }
 
   forget(listener: () => void): void {
