@@ -17,7 +17,6 @@ import {
   merge,
   pipe,
   takeWhile,
-  tap,
   type MonoTypeOperatorFunction,
   Observable,
   type OperatorFunction,
@@ -48,6 +47,7 @@ import { projectSteps } from "../operators/project-steps.js";
 import { projectText } from "../operators/project-text.js";
 import { projectTools } from "../operators/project-tools.js";
 import { stampTime } from "../operators/stamp-time.js";
+import { tapEach } from "./rx/tap-each.js";
 
 export type SseItem = AGUIEvent | Heartbeat;
 type RunEnd = SignalOf<"run-end">;
@@ -259,7 +259,7 @@ export function deliver(
   );
   return pipe(
     wellFormed,
-    stage("recordStatus", recordStatus ? tap(recordStatus) : identity),
+    stage("recordStatus", recordStatus ? tapEach(recordStatus) : identity),
     stage("mergeHeartbeat", mergeHeartbeat<AGUIEvent>(setup.heartbeatMs, ports.scheduler)),
     endWithRunError<SseItem>(runError, opening.stamped),
   );

@@ -5,7 +5,7 @@
  * to the request (a new turn's stream, or a resume's); what comes out goes
  * to the SSE sink.
  */
-import { defer, EMPTY, finalize, Observable, pipe, tap, type SchedulerLike } from "rxjs";
+import { defer, EMPTY, Observable, pipe, tap, type SchedulerLike, type Subscriber } from "rxjs";
 import type { RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
@@ -28,7 +28,6 @@ import { statusFromState, type ThreadStatusHub } from "./threads/status-hub.js";
 import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
-import { onAbandon } from "../operators/on-abandon.js";
 import { operate } from "./rx/operate.js";
 
 export interface RunDependencies {
@@ -173,35 +172,75 @@ function startRun({ input, language, thread, isResume, userParts }: RunRequest, 
       },
       ports,
     ),
-    runErrors.logEach(),
   );
 
-  // The lease goes back before the stream ends, so the client's next request finds the thread free.
-  return endingOnceSettled(run$, () => thread.close()).pipe(
-    onAbandon<SseItem>(abandon),
-    finalize(() => void thread.close().catch((error: unknown) => log.warn(errorFields(error), "releasing the thread failed"))),
-  );
+  return endOfRun(run$, {
+    logRunError: runErrors.logIfRunError,
+    // The lease goes back before the stream ends, so the client's next request finds the thread free.
+    release: () => thread.close(),
+    abandon,
+    releaseFailed: (error) => log.warn(errorFields(error), "releasing the thread failed"),
+  });
+}
+
+interface RunEndHooks {
+  /** Sees each item on its way out (a RUN_ERROR is logged there). */
+  logRunError: (item: SseItem) => void;
+  /** Gives the thread back: before the stream ends, and again (a no-op then) whenever the stream goes. */
+  release: () => Promise<void>;
+  /** The client left before the stream ended (R-PER-5): told after the run's source was left, before the last release. */
+  abandon: () => void;
+  releaseFailed: (error: unknown) => void;
 }
 
 /**
- * `concat(items$, defer(settle).pipe(ignoreElements()))` in one subscriber:
- * the items, then the end once `settle` has settled, or its failure. A
- * concat keeps a merge's machinery (its buffer, inner subscriber and
- * closures) for as long as a run's stream is open.
+ * The run's last stage, in one subscriber: each item logged if it is a
+ * RUN_ERROR; at the end, the thread released before the stream completes
+ * (or errors with the release's failure); and when the subscriber leaves,
+ * `abandon` if the stream had not ended, then a release in any case. As
+ * `tap`, a settling stage, `onAbandon` and `finalize` this took four
+ * subscribers and their closures, held by every open run for as long as it
+ * lasts. Written outside `startRun`, so its handlers keep only what they use.
  */
-function endingOnceSettled<T>(items$: Observable<T>, settle: () => Promise<unknown>): Observable<T> {
-  return new Observable<T>((destination) => {
-    items$.subscribe(
-      operate<T, T>({
-        destination,
-        complete: () =>
-          void settle().then(
-            () => destination.complete(),
-            (error: unknown) => destination.error(error),
-          ),
-      }),
-    );
+function endOfRun(items$: Observable<SseItem>, hooks: RunEndHooks): Observable<SseItem> {
+  return new Observable<SseItem>((destination) => {
+    const { subscriber, teardown } = endingRun(destination, hooks);
+    items$.subscribe(subscriber);
+    return teardown;
   });
+}
+
+/** Outside `endOfRun`, whose scope holds `items$` (the whole chain upstream) for as long as the stream is open. */
+function endingRun(destination: Subscriber<SseItem>, { logRunError, release, abandon, releaseFailed }: RunEndHooks) {
+  let ended = false;
+  const subscriber = operate<SseItem, SseItem>({
+    destination,
+    next: (item) => {
+      logRunError(item);
+      destination.next(item);
+    },
+    error: (failure: unknown) => {
+      ended = true;
+      destination.error(failure);
+    },
+    complete: () =>
+      void release().then(
+        () => {
+          ended = true;
+          destination.complete();
+        },
+        (failure: unknown) => {
+          ended = true;
+          destination.error(failure);
+        },
+      ),
+  });
+  // Runs after the source was left (its subscriber came first in the destination's teardown).
+  const teardown = () => {
+    if (!ended) abandon();
+    void release().catch(releaseFailed);
+  };
+  return { subscriber, teardown };
 }
 
 /**

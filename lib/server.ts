@@ -205,13 +205,16 @@ export async function startService(
   // Requests open now and when the last one closed: a probe every few seconds does not keep an idle service up.
   let openRequests = 0;
   let lastActivityAt = Date.now();
+  // One function for every response, added with `on` (`close` comes once): a closure and a `once` wrapper per request
+  // would live as long as its stream.
+  const requestClosed = () => {
+    openRequests--;
+    lastActivityAt = Date.now();
+  };
   server.on("request", (req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => {
     if (/^\/(health|ready)(\?|$)/.test(req.url ?? "")) return;
     openRequests++;
-    res.once("close", () => {
-      openRequests--;
-      lastActivityAt = Date.now();
-    });
+    res.on("close", requestClosed);
   });
 
   const close = async () => {

@@ -13,7 +13,7 @@
  *   -#          → -(SE|)      (S: opening)
  */
 import { EventType } from "@ag-ui/core";
-import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
 import { operate } from "../lib/rx/operate.js";
 
 /** Items other than events (the sink's heartbeat) pass too; only events can end a run. */
@@ -27,24 +27,32 @@ const isTerminal = (item: unknown) =>
 export function endWithRunError<T>(runError: (error: unknown) => T, opening: readonly T[] = []): MonoTypeOperatorFunction<T> {
   return (source) =>
     new Observable<T>((destination) => {
-      let started = false;
-      let ended = false;
-      source.subscribe(
-        operate<T, T>({
-          destination,
-          next: (item) => {
-            started = true;
-            if (!ended && isTerminal(item)) ended = true;
-            destination.next(item);
-          },
-          error: (error: unknown) => {
-            if (!ended) {
-              if (!started) for (const item of opening) destination.next(item);
-              destination.next(runError(error));
-            }
-            destination.complete();
-          },
-        }),
-      );
+      source.subscribe(endingWithRunError(destination, runError, opening));
     });
+}
+
+/**
+ * The subscriber, made outside the operator: its handlers' scope is this
+ * function's, not the operator's, which holds `source` (and through it
+ * every stage upstream, their Observables and closures) for as long as
+ * the stream is open.
+ */
+function endingWithRunError<T>(destination: Subscriber<T>, runError: (error: unknown) => T, opening: readonly T[]): Subscriber<T> {
+  let started = false;
+  let ended = false;
+  return operate<T, T>({
+    destination,
+    next: (item) => {
+      started = true;
+      if (!ended && isTerminal(item)) ended = true;
+      destination.next(item);
+    },
+    error: (error: unknown) => {
+      if (!ended) {
+        if (!started) for (const item of opening) destination.next(item);
+        destination.next(runError(error));
+      }
+      destination.complete();
+    },
+  });
 }

@@ -125,8 +125,14 @@ export function bodyDeadline(timeoutMs: number, reply: (req: Request, res: Respo
       res.once("finish", () => req.socket.destroy());
       reply(req, res, new AguiError("REQUEST_TIMEOUT"));
     }, timeoutMs);
-    // A response under way or sent ends the deadline's purpose, whether or not the body was read.
-    const stop = () => clearTimeout(timer);
+    // A response under way or sent ends the deadline's purpose, whether or not the body was read. Its listeners go
+    // with it: a run's response lives as long as its stream, and would keep them, the timer and this scope.
+    const stop = () => {
+      clearTimeout(timer);
+      req.off("end", stop);
+      res.off("finish", stop);
+      res.off("close", stop);
+    };
     req.once("end", stop);
     res.once("finish", stop);
     res.once("close", stop);

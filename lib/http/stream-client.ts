@@ -19,7 +19,8 @@ import { pipeToSse, type SseSinkOptions } from "./sse-sink.js";
 /** The request's client; with `gate`, the stream it is sent reads the kernel at its pace. */
 export function httpRunClient(req: Request, res: Response, gate?: FlowGate): RunClient {
   // Told by one listener of the response's `close`, not one each: a run's stream keeps them all while it lasts.
-  let closeListeners: Array<(finished: boolean) => void> | undefined;
+  // Copied at each change, not pushed onto: a pushed array keeps room for 16 more, and a stream mostly holds one or two.
+  let closeListeners: ReadonlyArray<(finished: boolean) => void> | undefined;
   return {
     language: requestLanguage(req),
     log: requestLog(res),
@@ -28,12 +29,11 @@ export function httpRunClient(req: Request, res: Response, gate?: FlowGate): Run
     onClose(listener) {
       if (res.closed) return listener(res.writableFinished);
       if (closeListeners === undefined) {
-        const listeners: Array<(finished: boolean) => void> = (closeListeners = []);
         res.once("close", () => {
-          for (const each of listeners) each(res.writableFinished);
+          for (const each of closeListeners ?? []) each(res.writableFinished);
         });
       }
-      closeListeners.push(listener);
+      closeListeners = (closeListeners ?? []).concat(listener);
     },
   };
 }

@@ -12,7 +12,7 @@
  *   source: -t-a-#           follow: -(snapshot less text)-b-c|
  *   result: -t-a-(…)-b-c|
  */
-import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
 import { AguiError } from "../errors.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
@@ -41,22 +41,33 @@ export function followDropOnce(
 ): MonoTypeOperatorFunction<KernelSignal> {
   return (source) =>
     new Observable<KernelSignal>((destination) => {
-      let announcedTaskId: string | undefined;
-      const dropped = (end: () => void) => {
-        const taskId = announcedTaskId ?? knownTaskId() ?? undefined;
-        if (taskId === undefined) return end();
-        followTask(a2a, taskId).subscribe(operate({ destination }));
-      };
-      source.subscribe(
-        operate({
-          destination,
-          next: (signal) => {
-            if (signal.kind === "task-bound") announcedTaskId ??= signal.taskId;
-            destination.next(signal);
-          },
-          error: (error: unknown) => (isBrokenStream(error) ? dropped(() => destination.error(error)) : destination.error(error)),
-          complete: () => dropped(() => destination.complete()),
-        }),
-      );
+      source.subscribe(followingDrops(destination, a2a, knownTaskId));
     });
+}
+
+/**
+ * The subscriber, made outside the operator: its handlers' scope is this
+ * function's, not the operator's, which holds `source` (and through it
+ * every stage upstream) for as long as the run's stream is open.
+ */
+function followingDrops(
+  destination: Subscriber<KernelSignal>,
+  a2a: Pick<RunA2A, "getTask" | "subscribeToTask">,
+  knownTaskId: () => string | null | undefined,
+): Subscriber<KernelSignal> {
+  let announcedTaskId: string | undefined;
+  const dropped = (end: () => void) => {
+    const taskId = announcedTaskId ?? knownTaskId() ?? undefined;
+    if (taskId === undefined) return end();
+    followTask(a2a, taskId).subscribe(operate({ destination }));
+  };
+  return operate({
+    destination,
+    next: (signal) => {
+      if (signal.kind === "task-bound") announcedTaskId ??= signal.taskId;
+      destination.next(signal);
+    },
+    error: (error: unknown) => (isBrokenStream(error) ? dropped(() => destination.error(error)) : destination.error(error)),
+    complete: () => dropped(() => destination.complete()),
+  });
 }

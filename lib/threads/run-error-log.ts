@@ -8,12 +8,13 @@
  * message is not logged: it is the client's, and may quote the kernel.
  */
 import { EventType } from "@ag-ui/core";
-import { tap, type MonoTypeOperatorFunction } from "rxjs";
+import type { MonoTypeOperatorFunction } from "rxjs";
 import { AguiError, toAguiError } from "../errors.js";
 import { levelForCode, type Logger } from "../log.js";
 import type { SignalOf } from "../model/kernel-signal.js";
 import type { SseItem } from "../run-pipeline.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
+import { tapEach } from "../rx/tap-each.js";
 
 type RunEnd = SignalOf<"run-end">;
 
@@ -40,17 +41,20 @@ export class RunErrorLog {
   /** For `onFailure`: a failure no stage turned into a run end, which the run ends with. */
   noteFailure = (error: unknown): void => this.#note(toAguiError(error));
 
-  /** Logs each RUN_ERROR as it passes, once. */
+  /** Logs the item if it is a RUN_ERROR; a stream passes each item here once, on its way out. */
+  logIfRunError = (item: SseItem): void => {
+    if (item === HEARTBEAT || item.type !== EventType.RUN_ERROR) return;
+    const code = typeof item.code === "string" ? item.code : "INTERNAL_ERROR";
+    const behind = this.#behind?.code === code ? this.#behind : undefined;
+    this.log[levelForCode(code)](
+      { code, ...this.context(), ...(behind ? { err: behind } : {}) },
+      `${this.what} ended with RUN_ERROR ${code}`,
+    );
+  };
+
+  /** Logs each RUN_ERROR as it passes, once (a stream without a last stage of its own to do it in). */
   logEach(): MonoTypeOperatorFunction<SseItem> {
-    return tap((item) => {
-      if (item === HEARTBEAT || item.type !== EventType.RUN_ERROR) return;
-      const code = typeof item.code === "string" ? item.code : "INTERNAL_ERROR";
-      const behind = this.#behind?.code === code ? this.#behind : undefined;
-      this.log[levelForCode(code)](
-        { code, ...this.context(), ...(behind ? { err: behind } : {}) },
-        `${this.what} ended with RUN_ERROR ${code}`,
-      );
-    });
+    return tapEach(this.logIfRunError);
   }
 
   #note(error: AguiError | undefined): void {
