@@ -198,7 +198,7 @@ interface RunEndHooks {
  * RUN_ERROR; at the end, the thread released before the stream completes
  * (or errors with the release's failure); and when the subscriber leaves,
  * `abandon` if the stream had not ended, then a release in any case. As
- * `tap`, a settling stage, `onAbandon` and `finalize` this took four
+ * `tap`, a settling stage, an abandon stage and `finalize` this took four
  * subscribers and their closures, held by every open run for as long as it
  * lasts. Written outside `startRun`, so its handlers keep only what they use.
  */

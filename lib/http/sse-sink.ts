@@ -7,7 +7,7 @@
  * no heartbeat at all. Everything below holds for both.
  *
  * A client that goes away unsubscribes the run, which cancels the upstream
- * task (see `onAbandon`) — also one that left before the sink started
+ * task (see `endOfRun` in `run.ts`) — also one that left before the sink started
  * (while its run was admitted), whose run is started and left at once.
  *
  * Backpressure, end to end: once the response holds more than

@@ -39,7 +39,6 @@ import { engageFrom } from "../../operators/engage-from.js";
 import { interruptToolName, interruptsAsTools } from "../../operators/interrupts-as-tools.js";
 import { keepPipelineGraphCurrent } from "../../operators/keep-pipeline-graph.js";
 import { HEARTBEAT, mergeHeartbeat } from "../../operators/merge-heartbeat.js";
-import { onAbandon } from "../../operators/on-abandon.js";
 import { persistIdsAside } from "../../operators/persist-ids-aside.js";
 import { PIPELINE_EVENT, projectPipelineEvents } from "../../operators/project-pipeline-events.js";
 import { projectReasoning } from "../../operators/project-reasoning.js";
@@ -278,16 +277,6 @@ describe("re-subscription: an operator instance subscribed twice starts afresh e
       expectObservable(beating).toBe("a-b-c-d|");
       expectObservable(beating).toBe("---h--h-|", { h: HEARTBEAT });
     });
-  });
-
-  resubscribing("on-abandon", "a subscription that leaves early is reported, though an earlier one ended", () => {
-    let abandoned = 0;
-    marbles().run(({ cold, expectObservable }) => {
-      const watched = cold("a--|").pipe(onAbandon(() => abandoned++));
-      expectObservable(watched).toBe("a--|");
-      expectObservable(watched, "----^-!").toBe("----a-");
-    });
-    expect(abandoned).toBe(1);
   });
 
   resubscribing("project-pipeline-events", "the second subscription names its activity by its own pipeline run", () => {
