@@ -18,7 +18,8 @@ import { firstSentence } from "./labels.js";
 import { forgetRuns, keepControls, keepRun } from "./run-files.js";
 import { checkRunInput } from "./run-editor.js";
 import { RunModel } from "./run-model.js";
-import { receivedResponse, requestButtons, sentRequest } from "./run-request.js";
+import { receivedResponse, sentRequest } from "./run-request.js";
+import { PageRuns } from "./page-runs.js";
 import { loadSession, saveSession } from "./session-store.js";
 import { errorText, sseRecords } from "./sse.js";
 import { StatePanel } from "./state-panel.js";
@@ -30,11 +31,7 @@ import { Timeline } from "./timeline.js";
  * What a resume must repeat: the same thread, `rosInvocationId` and `cwd` as the run it answers.
  * @typedef {{ id: string, rosInvocationId: string, forwardedProps: Record<string, any> | undefined }} Thread
  */
-/** @typedef {ReturnType<Timeline["addRun"]>} View */
-/**
- * A run on the page, live, restored or from a file: what is kept of it across a reload.
- * @typedef {{ view: View, threadId: string | undefined, request: import("./run-request.js").SentRequest | undefined, response: import("./run-request.js").ReceivedResponse | undefined }} PageRun
- */
+/** @typedef {import("./page-runs.js").View} View */
 
 /** Where an execution is watched (README, "Observers and the thread status"). @param {string} executionId */
 const subscribePath = (executionId) => `/extensions/iac-code/v1/executions/${encodeURIComponent(executionId)}/subscribe`;
@@ -86,18 +83,10 @@ let watching;
 const fixtures = new Map();
 /** Whether the user set "Run as pipeline" themselves since a fixture set it: a fixture's own mode is not a free-text message's. */
 let pipelineByUser = false;
-/** Every run on the page, oldest first. @type {PageRun[]} */
-const pageRuns = [];
-/** The run the user last clicked in (or started); the inspector and the state panel show only its data. @type {PageRun | undefined} */
-let lookingAt;
-/** @type {PageRun | undefined} */
-let inspected;
-/** @type {PageRun | undefined} */
-let stateShown;
 const session = loadSession();
 let thread = useThread(session.thread ?? newThread());
 
-const timeline = new Timeline(ui.timeline, (title, value) => inspect(title, value, lookingAt));
+const timeline = new Timeline(ui.timeline, (title, value) => runs.inspect(title, value, runs.lookingAt));
 const filters = new Filters(
   {
     type: $("#find-type", HTMLSelectElement),
@@ -116,6 +105,7 @@ const statePanel = new StatePanel({
   conversation: $("#conversation", HTMLElement),
   note: $("#state-note", HTMLElement),
 });
+const runs = new PageRuns({ inspectorTitle: ui.inspectorTitle, inspectorBody: ui.inspectorBody, statePanel, say });
 
 /** @returns {Thread} */
 function newThread() {
@@ -138,53 +128,11 @@ function say(message, tone = "info") {
   ui.status.dataset.tone = tone;
 }
 
-/** @param {string} title @param {unknown} value @param {PageRun | undefined} run */
-function inspect(title, value, run) {
-  inspected = run;
-  ui.inspectorTitle.textContent = title;
-  ui.inspectorBody.textContent = typeof value === "string" ? value : JSON.stringify(value, null, 2);
-}
-
-/**
- * The user looks at `run` (started it, or clicked in it): what the inspector
- * and the state panel show of another run goes.
- * @param {PageRun} run
- */
-function lookAt(run) {
-  lookingAt = run;
-  if (inspected !== run) inspect(`Nothing selected in run ${run.view.number}`, "Click an event or a span to see it here.", run);
-  if (stateShown !== run) {
-    stateShown = run;
-    statePanel.reset(`Thread state · run ${run.view.number}`);
-    for (const entry of run.view.model.events) statePanel.apply(entry.event);
-  }
-}
-
-/** @param {View} view @param {Partial<PageRun>} [about] @returns {PageRun} */
-function adopt(view, about = {}) {
-  /** @type {PageRun} */
-  const run = { view, threadId: undefined, request: undefined, response: undefined, ...about };
-  pageRuns.push(run);
-  if (run.request) {
-    const request = run.request;
-    view.element.querySelector("header")?.append(
-      requestButtons({
-        request,
-        response: () => run.response,
-        show: (title, text) => inspect(title, text, run),
-        say,
-        name: `run ${view.number}`,
-      }),
-    );
-  }
-  return run;
-}
-
 /** What a reload brings back (session-store.js): the runs, newest kept, and the page's thread. */
 function persist() {
   saveSession(
     thread,
-    pageRuns.map(({ view: { model }, threadId, request, response }) => ({
+    runs.all.map(({ view: { model }, threadId, request, response }) => ({
       title: model.title,
       runId: model.runId,
       threadId,
@@ -215,7 +163,7 @@ function restoreRuns() {
     view.update();
     view.renderChart();
     tools.sync();
-    adopt(view, { threadId: saved.threadId, request: saved.request, response: saved.response });
+    runs.adopt(view, { threadId: saved.threadId, request: saved.request, response: saved.response });
     if (saved.threadId === thread.id) newestOnThread = { model, view };
   }
   // A pause the page had not answered yet is still answerable: its thread is the page's, and the service keeps it.
@@ -302,8 +250,8 @@ async function stream(body, title, { path = "/", watch = false } = {}) {
   const kept = keepRun(view);
   const headers = { "content-type": "application/json", accept: "text/event-stream", ...authorization() };
   const text = JSON.stringify(body);
-  const run = adopt(view, { threadId: body.threadId, request: sentRequest(new URL(path, location.href).href, headers, text) });
-  lookAt(run);
+  const run = runs.adopt(view, { threadId: body.threadId, request: sentRequest(new URL(path, location.href).href, headers, text) });
+  runs.lookAt(run);
   const controller = new AbortController();
   if (watch) watching = controller;
   else running = controller;
@@ -335,7 +283,7 @@ async function stream(body, title, { path = "/", watch = false } = {}) {
       }
       view.addEvent(model.add(event, performance.now() - started));
       filters.noteType(event);
-      if (stateShown === run) statePanel.apply(event);
+      if (runs.showsState(run)) statePanel.apply(event);
       if (event.type === "CUSTOM" && event.name === SESSION_EVENT) offerAttach(event.value);
     }
     if (model.status === "streaming") {
@@ -506,10 +454,8 @@ ui.clearRuns.addEventListener("click", () => {
   watching?.abort();
   timeline.clear();
   forgetRuns();
-  pageRuns.length = 0;
-  lookingAt = inspected = stateShown = undefined;
+  runs.clear();
   ui.timeline.append(h("p", { class: "empty" }, "No runs on the page. Pick a fixture and press Run, or type a message."));
-  inspect("Nothing selected", "", undefined);
   $("#state-panel", HTMLElement).hidden = true;
   persist();
   say(`Cleared the page's runs; the thread is still ${thread.id}.`);
@@ -532,17 +478,12 @@ threadsPanel({
 
 // Which run the user looks at: a click or focus inside a run section, seen before the timeline's own handlers select
 // an event there (capture), so the inspector knows whose event it shows.
-/** @param {Event} event */
-const runOf = (event) => {
-  const section = event.target instanceof Element ? event.target.closest("section.run") : null;
-  return pageRuns.find((run) => run.view.element === section);
-};
-ui.timeline.addEventListener("click", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
-ui.timeline.addEventListener("focusin", (event) => (lookingAt = runOf(event) ?? lookingAt), { capture: true });
+ui.timeline.addEventListener("click", (event) => (runs.lookingAt = runs.runAt(event.target) ?? runs.lookingAt), { capture: true });
+ui.timeline.addEventListener("focusin", (event) => (runs.lookingAt = runs.runAt(event.target) ?? runs.lookingAt), { capture: true });
 // After them: a click in another run that selected nothing there still moves the inspector and state panel to it.
 ui.timeline.addEventListener("click", (event) => {
-  const run = runOf(event);
-  if (run) lookAt(run);
+  const run = runs.runAt(event.target);
+  if (run) runs.lookAt(run);
 });
 
 restoreRuns();
@@ -559,6 +500,6 @@ keepControls({
   headers: authorization,
   say,
   // The same sections the timeline made: run-files.js only knows them by a narrower type.
-  adopt: (view) => lookAt(adopt(/** @type {View} */ (/** @type {unknown} */ (view)))),
+  adopt: (view) => runs.lookAt(runs.adopt(/** @type {View} */ (/** @type {unknown} */ (view)))),
   settled: persist,
 });
