@@ -13,8 +13,8 @@
  *   -#          → -(SE|)      (S: opening)
  */
 import { EventType } from "@ag-ui/core";
-import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
-import { operate } from "../lib/rx/operate.js";
+import type { MonoTypeOperatorFunction } from "rxjs";
+import { operate, operatorOf } from "../lib/rx/operate.js";
 
 /** Items other than events (the sink's heartbeat) pass too; only events can end a run. */
 const isTerminal = (item: unknown) =>
@@ -25,34 +25,23 @@ const isTerminal = (item: unknown) =>
 
 /** One subscriber rather than `tap` and `catchError`: it sits twice on every event of every run. */
 export function endWithRunError<T>(runError: (error: unknown) => T, opening: readonly T[] = []): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    new Observable<T>((destination) => {
-      source.subscribe(endingWithRunError(destination, runError, opening));
+  return operatorOf<T, T>((destination) => {
+    let started = false;
+    let ended = false;
+    return operate<T, T>({
+      destination,
+      next: (item) => {
+        started = true;
+        if (!ended && isTerminal(item)) ended = true;
+        destination.next(item);
+      },
+      error: (error: unknown) => {
+        if (!ended) {
+          if (!started) for (const item of opening) destination.next(item);
+          destination.next(runError(error));
+        }
+        destination.complete();
+      },
     });
-}
-
-/**
- * The subscriber, made outside the operator: its handlers' scope is this
- * function's, not the operator's, which holds `source` (and through it
- * every stage upstream, their Observables and closures) for as long as
- * the stream is open.
- */
-function endingWithRunError<T>(destination: Subscriber<T>, runError: (error: unknown) => T, opening: readonly T[]): Subscriber<T> {
-  let started = false;
-  let ended = false;
-  return operate<T, T>({
-    destination,
-    next: (item) => {
-      started = true;
-      if (!ended && isTerminal(item)) ended = true;
-      destination.next(item);
-    },
-    error: (error: unknown) => {
-      if (!ended) {
-        if (!started) for (const item of opening) destination.next(item);
-        destination.next(runError(error));
-      }
-      destination.complete();
-    },
   });
 }

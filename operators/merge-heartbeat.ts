@@ -15,43 +15,33 @@
  * clearInterval + setInterval per item (measured in `bench/`, see
  * `bench/README.md`).
  */
-import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscriber } from "rxjs";
-import { operate } from "../lib/rx/operate.js";
+import { asyncScheduler, type OperatorFunction, type SchedulerLike } from "rxjs";
+import { operate, operatorOf } from "../lib/rx/operate.js";
 
 export const HEARTBEAT = Symbol("heartbeat");
 export type Heartbeat = typeof HEARTBEAT;
 
 export function mergeHeartbeat<T>(periodMs: number, scheduler: SchedulerLike = asyncScheduler): OperatorFunction<T, T | Heartbeat> {
-  return (source) =>
-    new Observable<T | Heartbeat>((destination) => {
-      source.subscribe(beatingInto(destination, periodMs, scheduler));
+  return operatorOf<T, T | Heartbeat>((destination) => {
+    /** When the stream last said something: an item, a heartbeat, or the subscription itself. */
+    let lastActivity = scheduler.now();
+    const timer = scheduler.schedule(function wake() {
+      const quietFor = scheduler.now() - lastActivity;
+      if (quietFor >= periodMs) {
+        destination.next(HEARTBEAT);
+        lastActivity = scheduler.now();
+        this.schedule(undefined, periodMs);
+      } else {
+        this.schedule(undefined, periodMs - quietFor);
+      }
+    }, periodMs);
+    return operate<T, T | Heartbeat>({
+      destination,
+      next: (item) => {
+        lastActivity = scheduler.now();
+        destination.next(item);
+      },
+      finalize: () => timer.unsubscribe(),
     });
-}
-
-/**
- * The subscriber and its timer, made outside the operator: their scope is
- * this function's, not the operator's, which holds `source` (and through it
- * every stage upstream) for as long as the stream is open.
- */
-function beatingInto<T>(destination: Subscriber<T | Heartbeat>, periodMs: number, scheduler: SchedulerLike): Subscriber<T> {
-  /** When the stream last said something: an item, a heartbeat, or the subscription itself. */
-  let lastActivity = scheduler.now();
-  const timer = scheduler.schedule(function wake() {
-    const quietFor = scheduler.now() - lastActivity;
-    if (quietFor >= periodMs) {
-      destination.next(HEARTBEAT);
-      lastActivity = scheduler.now();
-      this.schedule(undefined, periodMs);
-    } else {
-      this.schedule(undefined, periodMs - quietFor);
-    }
-  }, periodMs);
-  return operate<T, T | Heartbeat>({
-    destination,
-    next: (item) => {
-      lastActivity = scheduler.now();
-      destination.next(item);
-    },
-    finalize: () => timer.unsubscribe(),
   });
 }

@@ -29,7 +29,7 @@
  * emitting (take(1) in the middle of an item's array) must not turn the
  * rest of the handler into a TypeError.
  */
-import { Subscriber, type TeardownLogic } from "rxjs";
+import { Observable, Subscriber, type OperatorFunction, type TeardownLogic } from "rxjs";
 
 export interface OperateConfig<T, R> {
   /** The subscriber downstream; the returned subscriber lives no longer than it. */
@@ -130,4 +130,20 @@ export class OperatorSubscriber<T, R> extends Subscriber<T> {
  */
 export function operate<T, R = T>(config: OperateConfig<T, R>): Subscriber<T> {
   return new OperatorSubscriber(config);
+}
+
+/**
+ * The operator whose subscriber `subscriberFor` makes for each
+ * subscription, from the destination alone. The function is written in the
+ * operator's factory, where `source` is not in scope: the subscriber's
+ * handlers keep what they use, and not the source, which would keep every
+ * stage upstream (their Observables and closures) for as long as the stream
+ * is open. An operator that builds its handlers inside `(source) => …`
+ * keeps all of that through them.
+ */
+export function operatorOf<T, R>(subscriberFor: (destination: Subscriber<R>) => Subscriber<T>): OperatorFunction<T, R> {
+  return (source) =>
+    new Observable<R>((destination) => {
+      source.subscribe(subscriberFor(destination));
+    });
 }

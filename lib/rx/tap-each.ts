@@ -6,23 +6,17 @@
  * stream holds for as long as it lasts. A throw from `next` errors the
  * stream, as with `tap`.
  */
-import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
-import { operate } from "./operate.js";
+import type { MonoTypeOperatorFunction } from "rxjs";
+import { operate, operatorOf } from "./operate.js";
 
 export function tapEach<T>(next: (item: T) => void): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    new Observable<T>((destination) => {
-      source.subscribe(eachTo(destination, next));
-    });
-}
-
-/** Outside the operator, so the subscriber's handler keeps `next` and `destination`, and not the source. */
-function eachTo<T>(destination: Subscriber<T>, next: (item: T) => void): Subscriber<T> {
-  return operate<T, T>({
-    destination,
-    next: (item) => {
-      next(item);
-      destination.next(item);
-    },
-  });
+  return operatorOf<T, T>((destination) =>
+    operate({
+      destination,
+      next: (item) => {
+        next(item);
+        destination.next(item);
+      },
+    }),
+  );
 }

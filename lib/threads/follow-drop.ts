@@ -12,11 +12,11 @@
  *   source: -t-a-#           follow: -(snapshot less text)-b-c|
  *   result: -t-a-(…)-b-c|
  */
-import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
+import type { MonoTypeOperatorFunction } from "rxjs";
 import { AguiError } from "../errors.js";
 import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
-import { operate } from "../rx/operate.js";
+import { operate, operatorOf } from "../rx/operate.js";
 import type { RunA2A } from "../a2a/client.js";
 import { followTask } from "./recovery.js";
 
@@ -39,35 +39,21 @@ export function followDropOnce(
   a2a: Pick<RunA2A, "getTask" | "subscribeToTask">,
   knownTaskId: () => string | null | undefined,
 ): MonoTypeOperatorFunction<KernelSignal> {
-  return (source) =>
-    new Observable<KernelSignal>((destination) => {
-      source.subscribe(followingDrops(destination, a2a, knownTaskId));
+  return operatorOf<KernelSignal, KernelSignal>((destination) => {
+    let announcedTaskId: string | undefined;
+    const dropped = (end: () => void) => {
+      const taskId = announcedTaskId ?? knownTaskId() ?? undefined;
+      if (taskId === undefined) return end();
+      followTask(a2a, taskId).subscribe(operate({ destination }));
+    };
+    return operate({
+      destination,
+      next: (signal) => {
+        if (signal.kind === "task-bound") announcedTaskId ??= signal.taskId;
+        destination.next(signal);
+      },
+      error: (error: unknown) => (isBrokenStream(error) ? dropped(() => destination.error(error)) : destination.error(error)),
+      complete: () => dropped(() => destination.complete()),
     });
-}
-
-/**
- * The subscriber, made outside the operator: its handlers' scope is this
- * function's, not the operator's, which holds `source` (and through it
- * every stage upstream) for as long as the run's stream is open.
- */
-function followingDrops(
-  destination: Subscriber<KernelSignal>,
-  a2a: Pick<RunA2A, "getTask" | "subscribeToTask">,
-  knownTaskId: () => string | null | undefined,
-): Subscriber<KernelSignal> {
-  let announcedTaskId: string | undefined;
-  const dropped = (end: () => void) => {
-    const taskId = announcedTaskId ?? knownTaskId() ?? undefined;
-    if (taskId === undefined) return end();
-    followTask(a2a, taskId).subscribe(operate({ destination }));
-  };
-  return operate({
-    destination,
-    next: (signal) => {
-      if (signal.kind === "task-bound") announcedTaskId ??= signal.taskId;
-      destination.next(signal);
-    },
-    error: (error: unknown) => (isBrokenStream(error) ? dropped(() => destination.error(error)) : destination.error(error)),
-    complete: () => dropped(() => destination.complete()),
   });
 }
