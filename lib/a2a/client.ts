@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
 import type { RequestInit } from "node-fetch";
-import { defer, from, switchMap, tap, type Observable } from "rxjs";
+import { defer, from, switchMap, type MonoTypeOperatorFunction, type Observable } from "rxjs";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import {
@@ -24,6 +24,7 @@ import { largeRecordsInSlices } from "./large-records.js";
 import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import type { ReadGate } from "./body-reader.js";
 import { postSse, type SseRecord } from "./sse-stream.js";
+import { operate, operatorOf } from "../rx/operate.js";
 
 export { rpcErrorOf, type JsonRpcResult, type RpcError } from "./rpc-errors.js";
 
@@ -54,6 +55,8 @@ export interface A2AClientOptions {
 /** What the client asks of `AgentCardSource`. */
 export interface DialectSource {
   dialect(): Promise<A2aDialect>;
+  /** What `dialect()` would answer, when known without waiting; a stream then starts without a promise between. */
+  settled?(): A2aDialect | undefined;
   forget(): void;
 }
 
@@ -87,7 +90,8 @@ export class A2AClient {
     this.#maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_KERNEL_RECORD_BYTES;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_KERNEL_RESPONSE_BYTES;
     const dialect = options.dialect ?? "1.0";
-    this.#dialect = typeof dialect === "string" ? { dialect: () => Promise.resolve(dialect), forget: () => {} } : dialect;
+    this.#dialect =
+      typeof dialect === "string" ? { dialect: () => Promise.resolve(dialect), settled: () => dialect, forget: () => {} } : dialect;
   }
 
   /** SendStreamingMessage: each SSE `data:` frame's `result`, in order; completes when the kernel closes the stream. */
@@ -174,27 +178,29 @@ export class A2AClient {
   }
 
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
+    const streamIn = (dialect: A2aDialect): Observable<JsonRpcResult> => {
+      const v03 = dialect === "0.3";
+      const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
+      const resultOfRecord = resultOfRecordFor(request.id);
+      const records = postSse({
+        url: this.#url,
+        headers: this.#headers("text/event-stream", dialect),
+        body: request.text,
+        connectTimeoutMs: this.#firstByteMs,
+        maxRecordBytes: this.#maxRecordBytes,
+        maxResponseBytes: this.#maxResponseBytes,
+        gate,
+      });
+      return records.pipe(
+        largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord),
+      );
+    };
     // defer: each subscription is its own POST, with its own request id, in the dialect the agent speaks then.
-    return defer(() => from(this.#dialect.dialect())).pipe(
-      switchMap((dialect) => {
-        const v03 = dialect === "0.3";
-        const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
-        const resultOfRecord = resultOfRecordFor(request.id);
-        const records = postSse({
-          url: this.#url,
-          headers: this.#headers("text/event-stream", dialect),
-          body: request.text,
-          connectTimeoutMs: this.#firstByteMs,
-          maxRecordBytes: this.#maxRecordBytes,
-          maxResponseBytes: this.#maxResponseBytes,
-          gate,
-        });
-        return records.pipe(
-          largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord),
-        );
-      }),
-      tap({ error: (error: unknown) => this.#noteFailure(error) }),
-    );
+    // A dialect known already spares the stream a switchMap, which every frame would pass through.
+    return defer(() => {
+      const settled = this.#dialect.settled?.();
+      return settled === undefined ? from(this.#dialect.dialect()).pipe(switchMap(streamIn)) : streamIn(settled);
+    }).pipe(notingFailures((error) => this.#noteFailure(error)));
   }
 
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
@@ -280,6 +286,18 @@ function envelope(method: string, params: unknown): { id: string; text: string }
 }
 
 /** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
+/** `tap({error})` as one `operate` subscriber: an item passes with no handler call, on every frame of a stream. */
+const notingFailures = <T>(note: (error: unknown) => void): MonoTypeOperatorFunction<T> =>
+  operatorOf<T, T>((destination) =>
+    operate({
+      destination,
+      error: (error: unknown) => {
+        note(error);
+        destination.error(error);
+      },
+    }),
+  );
+
 const resultOfRecordFor =
   (requestId: string) =>
   ({ event, data }: SseRecord, frame: unknown = parseJson(data)): JsonRpcResult => {

@@ -98,6 +98,8 @@ export class AgentCardSource {
   readonly #read: (kernelUrl: string) => Promise<unknown>;
   #known: Promise<KernelAgent> | undefined;
   #last: KernelAgent | undefined;
+  /** The dialect `#known` gave, once it has: undefined while the card is read, after a failed read, and after `forget`. */
+  #settled: A2aDialect | undefined;
 
   constructor({ kernelUrl, token, setting = "auto", read }: AgentCardSourceOptions) {
     this.#kernelUrl = kernelUrl;
@@ -107,19 +109,34 @@ export class AgentCardSource {
 
   /** The agent, read from its card when not known yet. Never rejects. */
   agent(): Promise<KernelAgent> {
-    this.#known ??= this.#read(this.#kernelUrl).then(
-      (card) => (this.#last = agentOfCard(card, this.#setting)),
+    if (this.#known !== undefined) return this.#known;
+    const read: Promise<KernelAgent> = this.#read(this.#kernelUrl).then(
+      (card) => {
+        const agent = (this.#last = agentOfCard(card, this.#setting));
+        // Only the read that is still the current one settles the dialect: a `forget` may have come meanwhile.
+        if (this.#known === read) this.#settled = agent.dialect;
+        return agent;
+      },
       () => {
         this.#known = undefined;
         return this.#last ?? { dialect: this.#setting === "auto" ? "1.0" : this.#setting };
       },
     );
-    return this.#known;
+    this.#known = read;
+    return read;
   }
 
   async dialect(): Promise<A2aDialect> {
     if (this.#setting !== "auto") return this.#setting;
     return (await this.agent()).dialect;
+  }
+
+  /**
+   * The dialect `dialect()` would answer, when it can tell without waiting: the setting, or the card already
+   * read (and not forgotten since). A stream then starts at once, not a turn of the event loop later.
+   */
+  settled(): A2aDialect | undefined {
+    return this.#setting !== "auto" ? this.#setting : this.#settled;
   }
 
   /** The agent as last read, without asking it: what `/health` says, never waiting on the kernel. */
@@ -130,6 +147,7 @@ export class AgentCardSource {
   /** The agent may have changed (a restart): its card is read again on the next call. */
   forget(): void {
     this.#known = undefined;
+    this.#settled = undefined;
   }
 
   /** The agent has changed, or may have (a restart): its card is read again now, so `/health` names the new one. */

@@ -162,7 +162,6 @@ export function pipeToSse(
   // to another. Added to what the answer varies by already (a page's Origin), which the headers below keep.
   res.vary("Accept");
   res.writeHead(200, encoding.headers);
-  res.flushHeaders();
   const ended = options.track?.();
   let subscription: Subscription | undefined;
   let dropped = false;
@@ -172,6 +171,8 @@ export function pipeToSse(
   let pendingBound = 0;
   // Bytes handed to res.write: less what the response still holds, what its client has taken.
   let written = 0;
+  /** `res.end()` was called: the headers went with it. */
+  let finished = false;
   const taken = () => written - res.writableLength;
   const reportPressure = () => options.onPressure?.(res.writableLength, gate.isOpen);
 
@@ -276,6 +277,7 @@ export function pipeToSse(
     flush();
     stop();
     subscription?.unsubscribe();
+    finished = true;
     res.end();
   };
   // An SSE record with a string of a megabyte or more is written a slice at a time, the loop let go between
@@ -343,17 +345,24 @@ export function pipeToSse(
       onError(error);
       flush();
       ended?.("completed");
+      finished = true;
       if (!dropped) res.end();
     },
     complete: function onComplete() {
       if (writingLarge) return void afterLarge.push(onComplete);
       flush();
       ended?.("completed");
+      finished = true;
       if (!dropped) res.end();
     },
   });
   // The run ended while it was still subscribing (an encoding failure in a synchronous burst).
   if (dropped) subscription.unsubscribe();
+  // A run's RUN_STARTED is written on the next tick (see `flush`), and the headers go in the same write: one
+  // system call and one segment for both. A stream with nothing to say yet still sends its headers at once.
+  process.nextTick(() => {
+    if (!dropped && !finished && written === 0) res.flushHeaders();
+  });
   res.on("drain", () => {
     if (res.writableLength <= highWaterMark) gate.resume();
     reportPressure();

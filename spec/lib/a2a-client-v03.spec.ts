@@ -208,6 +208,16 @@ describe("A2AClient in front of an A2A 0.3 agent on @a2a-js/sdk 0.3", () => {
     expect(requests).toHaveLength(before);
   });
 
+  it("streams in a dialect its source has settled without asking for it again", async () => {
+    const source = { dialect: jest.fn(async () => "1.0" as const), settled: jest.fn(() => "0.3" as const), forget: jest.fn() };
+    const settled = new A2AClient({ url, dialect: source });
+    const frames = await lastValueFrom(settled.sendStreamingMessage(userMessage("hello")).pipe(toArray()));
+
+    expect(requests.map((request) => request.method)).toEqual(["message/stream"]);
+    expect(frames.length).toBeGreaterThan(0);
+    expect(source.dialect).not.toHaveBeenCalled();
+  });
+
   it("a client pinned to 1.0 talks 1.0 to it, and the 0.3 agent refuses the method (-32601)", async () => {
     const pinned = new A2AClient({ url, dialect: "1.0" });
     const error = await rejectionOf(pinned.getTask("any"));

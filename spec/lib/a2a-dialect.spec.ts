@@ -244,6 +244,41 @@ describe("AgentCardSource", () => {
     expect(reads).toBe(2);
   });
 
+  it("says the dialect without waiting only once the current read of the card has settled", async () => {
+    let reads = 0;
+    let answer!: (card: unknown) => void;
+    const source = new AgentCardSource({
+      kernelUrl: "http://127.0.0.1:9/",
+      read: () => {
+        reads++;
+        if (reads === 1) return Promise.reject(new Error("ECONNREFUSED"));
+        return new Promise((resolve) => (answer = resolve));
+      },
+    });
+    expect(source.settled()).toBeUndefined();
+    // Out of reach: 1.0 for now, but not settled, so the next stream asks again.
+    expect(await source.dialect()).toBe("1.0");
+    expect(source.settled()).toBeUndefined();
+    const second = source.dialect();
+    expect(source.settled()).toBeUndefined();
+    answer({ protocolVersion: "0.3.0" });
+    expect(await second).toBe("0.3");
+    expect(source.settled()).toBe("0.3");
+    source.forget();
+    expect(source.settled()).toBeUndefined();
+    expect(new AgentCardSource({ kernelUrl: "http://127.0.0.1:9/", setting: "0.3" }).settled()).toBe("0.3");
+  });
+
+  it("a read forgotten while under way settles nothing", async () => {
+    let answer!: (card: unknown) => void;
+    const source = new AgentCardSource({ kernelUrl: "http://127.0.0.1:9/", read: () => new Promise((resolve) => (answer = resolve)) });
+    const first = source.dialect();
+    source.forget();
+    answer({ protocolVersion: "0.3.0" });
+    expect(await first).toBe("0.3");
+    expect(source.settled()).toBeUndefined();
+  });
+
   it("a kernel with no card at all is read as having none (undefined), not as unreachable", async () => {
     const { url } = await cardServer({});
     await expect(readAgentCard(url)).resolves.toBeUndefined();

@@ -32,7 +32,10 @@ class FakeResponse {
   vary() {
     return this;
   }
-  flushHeaders() {}
+  headersFlushed = 0;
+  flushHeaders() {
+    this.headersFlushed++;
+  }
   write(chunk: string | Uint8Array) {
     this.written.push(chunk);
     this.writableLength += Buffer.byteLength(chunk);
@@ -107,6 +110,31 @@ describe("pipeToSse", () => {
     items.next(content("c"));
     items.complete();
     expect(res.written).toEqual([record(content("a")) + record(content("b")), record(content("c"))]);
+  });
+
+  it("sends its headers in the write of the records it has at once (a run's RUN_STARTED), else alone on the next tick", async () => {
+    const opened = new FakeResponse();
+    pipeToSse(new Observable<SseItem>((subscriber) => subscriber.next(content("a"))), opened.asResponse(), () => {});
+    await nextTick();
+    expect(opened.written).toEqual([record(content("a"))]);
+    expect(opened.headersFlushed).toBe(0);
+
+    const quiet = new FakeResponse();
+    const later = new Subject<SseItem>();
+    pipeToSse(later, quiet.asResponse(), () => {});
+    expect(quiet.headersFlushed).toBe(0);
+    await nextTick();
+    expect(quiet.headersFlushed).toBe(1);
+    expect(quiet.written).toEqual([]);
+    later.next(content("b"));
+    later.complete();
+    expect(quiet.written).toEqual([record(content("b"))]);
+
+    const empty = new FakeResponse();
+    pipeToSse(new Observable<SseItem>((subscriber) => subscriber.complete()), empty.asResponse(), () => {});
+    await nextTick();
+    expect(empty.ended).toBe(true);
+    expect(empty.headersFlushed).toBe(0);
   });
 
   it("counts a piece in bytes: text of three-byte characters goes out in pieces of at most 64 KiB too", () => {
