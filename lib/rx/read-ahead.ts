@@ -17,37 +17,48 @@
  * Observable must subscribe to it, if only to leave at once: until then the
  * source stays subscribed.
  */
-import { Observable, type Subscriber, type Subscription } from "rxjs";
+import { Observable, Subscriber } from "rxjs";
 
 export function readAhead<T>(source: Observable<T>, holdWhileUnread: (read: Promise<void>) => void): Observable<T> {
   const ahead = new ReadAhead<T>(holdWhileUnread);
-  ahead.start(source);
+  source.subscribe(ahead);
   return new Observable<T>((reader) => ahead.read(reader));
 }
 
-/** A class, not closures: its fields are all an open stream keeps of it, not the scope that made the source. */
-class ReadAhead<T> {
+/**
+ * The source's subscriber itself, not an observer RxJS would wrap in two
+ * more objects: every open stream holds it for as long as it lasts, one
+ * subscriber more than its chain had before.
+ */
+class ReadAhead<T> extends Subscriber<T> {
   /** What came before the reader, and while its items were handed over; undefined once they were. */
   #kept: T[] | undefined = [];
   #end: { error: unknown } | "complete" | undefined;
   #reader: Subscriber<T> | undefined;
-  #subscription: Subscription | undefined;
   #taken = false;
   #read: (() => void) | undefined;
+  #holdWhileUnread: ((read: Promise<void>) => void) | undefined;
 
-  constructor(private readonly holdWhileUnread: (read: Promise<void>) => void) {}
+  constructor(holdWhileUnread: (read: Promise<void>) => void) {
+    super();
+    this.#holdWhileUnread = holdWhileUnread;
+  }
 
-  start(source: Observable<T>): void {
-    this.#subscription = source.subscribe({
-      next: (item) => {
-        const kept = this.#kept;
-        if (kept === undefined) return this.#reader?.next(item);
-        if (kept.length === 0 && !this.#taken) this.holdWhileUnread(new Promise<void>((resolve) => (this.#read = resolve)));
-        kept.push(item);
-      },
-      error: (error: unknown) => this.#ended({ error }),
-      complete: () => this.#ended("complete"),
-    });
+  protected override _next(item: T): void {
+    const kept = this.#kept;
+    if (kept === undefined) return this.#reader?.next(item);
+    if (kept.length === 0 && !this.#taken) this.#holdWhileUnread?.(new Promise<void>((resolve) => (this.#read = resolve)));
+    kept.push(item);
+  }
+
+  protected override _error(error: unknown): void {
+    this.#ended({ error });
+    this.unsubscribe();
+  }
+
+  protected override _complete(): void {
+    this.#ended("complete");
+    this.unsubscribe();
   }
 
   read(reader: Subscriber<T>): () => void {
@@ -56,6 +67,7 @@ class ReadAhead<T> {
       return () => {};
     }
     this.#taken = true;
+    this.#holdWhileUnread = undefined;
     // Items that arrive while these are handed over (a reader that makes the source go on) queue behind them.
     const kept = this.#kept!;
     for (let at = 0; at < kept.length && !reader.closed; at++) reader.next(kept[at]!);
@@ -66,7 +78,7 @@ class ReadAhead<T> {
     if (this.#end !== undefined) this.#tell(this.#end);
     return () => {
       this.#reader = undefined;
-      this.#subscription?.unsubscribe();
+      this.unsubscribe();
     };
   }
 
