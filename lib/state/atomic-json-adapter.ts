@@ -141,7 +141,7 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
     // Measured on the very text written: a file the reader would refuse is never written.
     const bytes = Buffer.byteLength(text, "utf8");
     if (bytes > MAX_JSON_FILE_BYTES) {
-      ahead?.discard();
+      void ahead?.discard();
       throw new JsonFileError("too-large", `would be ${bytes} bytes, larger than ${MAX_JSON_FILE_BYTES} bytes`);
     }
     try {
@@ -161,6 +161,7 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
 export class TempFileAhead {
   readonly #temp: string;
   #created: Promise<FileHandle> | undefined;
+  #discarded: Promise<void> | undefined;
 
   constructor(
     private readonly dir: string,
@@ -178,22 +179,26 @@ export class TempFileAhead {
     const created = this.#created;
     if (created === undefined) return undefined;
     if (path.dirname(file) !== this.dir) {
-      this.discard();
+      void this.discard();
       return undefined;
     }
     this.#created = undefined;
     return { tempName: path.basename(this.#temp), created };
   }
 
-  discard(): void {
+  /** Removes the file unless a write took it; settles once it is gone (the same promise however often it is called). */
+  discard(): Promise<void> {
     const created = this.#created;
     this.#created = undefined;
-    void created
-      ?.then(async (handle) => {
-        await handle.close();
-        await unlink(this.#temp);
-      })
-      .catch(() => undefined);
+    this.#discarded ??= created
+      ? created
+          .then(async (handle) => {
+            await handle.close();
+            await unlink(this.#temp);
+          })
+          .catch(() => undefined)
+      : Promise.resolve();
+    return this.#discarded;
   }
 }
 

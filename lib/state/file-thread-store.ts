@@ -16,14 +16,7 @@ import { checkSavable, documentAsState, documentText, stateAsDocument } from "./
 import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
 import type { ThreadState } from "./thread-state.js";
-import {
-  StatePersistenceError,
-  StateUnavailableError,
-  type PreparedWrite,
-  type SaveOptions,
-  type ThreadLease,
-  type ThreadStore,
-} from "./thread-store.js";
+import { StatePersistenceError, StateUnavailableError, type SaveOptions, type ThreadLease, type ThreadStore } from "./thread-store.js";
 import type { StagedFile } from "../fs/atomic-write.js";
 
 export { threadFileStem } from "./thread-file-stem.js";
@@ -82,7 +75,7 @@ export class FileThreadStore implements ThreadStore {
   }
 
   /** The temp file of the thread's next save, created while the caller reads and checks (every thread's is in one directory). */
-  prepareWrite(threadId: string): PreparedWrite | undefined {
+  prepareWrite(threadId: string): TempFileAhead | undefined {
     try {
       this.fileFor(threadId);
     } catch {
@@ -103,7 +96,7 @@ export class FileThreadStore implements ThreadStore {
       text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
       if (lease !== undefined) this.#checkHeld(lease, state.threadId, path.basename(file));
     } catch (error) {
-      ahead?.discard();
+      void ahead?.discard();
       throw error;
     }
     const { threadId } = state;
