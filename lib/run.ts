@@ -6,7 +6,7 @@
  * to the SSE sink.
  */
 import { defer, EMPTY, Observable, pipe, tap, type SchedulerLike, type Subscriber } from "rxjs";
-import type { RunA2A } from "./a2a/client.js";
+import type { JsonRpcResult, RunA2A } from "./a2a/client.js";
 import { toSendMessageParams, type A2aUserPart } from "./a2a/request-mapping.js";
 import type { AguiError } from "./errors.js";
 import { describeError } from "./i18n/index.js";
@@ -29,6 +29,7 @@ import type { ThreadRun } from "./threads/thread-run.js";
 import type { ValidRunInput } from "./model/run-input.js";
 import { continueAfterDrop } from "../operators/continue-after-drop.js";
 import { operate } from "./rx/operate.js";
+import { readAhead } from "./rx/read-ahead.js";
 
 export interface RunDependencies {
   a2a: RunA2A;
@@ -69,16 +70,34 @@ export interface RunRequest {
 /**
  * The run's events, read once (a route's stream, or `runToEnd`). Whoever
  * holds this Observable holds it while the run lasts, so the request is
- * let go of as the run starts.
+ * let go of as the run starts. It must be subscribed, if only to be left at
+ * once (the sink does so for a client already gone): a new turn has called
+ * the kernel by now, and leaving is what gives that request up, cancels the
+ * task and gives the thread back.
  */
 export function runAgent(request: RunRequest, deps: RunDependencies): Observable<SseItem> {
   let unstarted: RunRequest | undefined = request;
+  let newTurnFrames = request.isResume ? undefined : sentAhead(request, deps);
   return defer(() => {
     const starting = unstarted;
     if (starting === undefined) throw new Error("a run's events are read once");
-    unstarted = undefined;
-    return startRun(starting, deps);
+    const frames = newTurnFrames;
+    unstarted = newTurnFrames = undefined;
+    return startRun(starting, deps, frames);
   });
+}
+
+/**
+ * A new turn's request, sent as the run is admitted (its thread held, its
+ * run id decided, its admission's write under way), before its chain is
+ * built and subscribed: the kernel starts answering about a millisecond
+ * sooner. What it answers before the chain reads it waits in `readAhead`,
+ * the kernel left unread meanwhile; the chain then holds it for the
+ * admission's write as it holds any frame.
+ */
+function sentAhead({ input, language, userParts }: RunRequest, deps: RunDependencies): Observable<JsonRpcResult> {
+  const frames$ = deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts }));
+  return readAhead(frames$, (read) => void deps.holdReadsDuring?.(read));
 }
 
 /**
@@ -87,7 +106,11 @@ export function runAgent(request: RunRequest, deps: RunDependencies): Observable
  * nothing the run holds while its stream is open: no closure below refers
  * to it, so it is not in the scope they keep.
  */
-function startRun({ input, language, thread, isResume, userParts }: RunRequest, deps: RunDependencies): Observable<SseItem> {
+function startRun(
+  { input, language, thread, isResume }: RunRequest,
+  deps: RunDependencies,
+  newTurnFrames: Observable<JsonRpcResult> | undefined,
+): Observable<SseItem> {
   const { threadId, runId } = input;
   const { execution } = thread.state;
   const log = (deps.log ?? silentLogger).child({ threadId, runId, executionId: execution.executionId });
@@ -100,8 +123,9 @@ function startRun({ input, language, thread, isResume, userParts }: RunRequest, 
   const interruptsShownAsTools =
     (input.forwardedProps as { iacCodeDisplay?: { interruptsAsTools?: boolean } }).iacCodeDisplay?.interruptsAsTools === true;
 
-  const kernel$: Observable<KernelSignal> = isResume
-    ? resumeSignals({
+  const kernel$: Observable<KernelSignal> = newTurnFrames
+    ? newTurnFrames.pipe(framesToSignals())
+    : resumeSignals({
         input,
         language,
         thread,
@@ -109,8 +133,7 @@ function startRun({ input, language, thread, isResume, userParts }: RunRequest, 
         now: deps.now ?? Date.now,
         interruptsAsTools: interruptsShownAsTools,
         holdReadsDuring: held,
-      })
-    : deps.a2a.sendStreamingMessage(toSendMessageParams(input, { language, userParts })).pipe(framesToSignals());
+      });
 
   // Made once, not per event: the hub asks for it only when it holds no status for the thread.
   const statusSeed = () => statusFromState(thread.state);

@@ -79,6 +79,8 @@ function startSync(dir: string, opening?: Promise<FileHandle>): Promise<void> {
 export interface AtomicWriteOptions {
   /** The temp file's name in the target's directory; callers pick one their readers never take for data. */
   tempName: string;
+  /** That temp file, created already (`createTempFile`) while the caller had other work to wait for. */
+  created?: Promise<FileHandle>;
   /** Tests: runs once the temp file is complete and synced, before the rename (a crash at the one moment two versions exist). */
   beforeRename?: (tempFile: string) => Promise<void>;
 }
@@ -92,11 +94,18 @@ export interface StagedFile {
   discard(): Promise<void>;
 }
 
+/**
+ * A new temp file (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) for `stageFile` to
+ * write: created ahead, its trip to the thread pool is off the write's way.
+ */
+export const createTempFile = (temp: string): Promise<FileHandle> =>
+  open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+
 /** Writes `text` to a new temp file beside `file`, mode 0600, and syncs it; nothing replaces `file` yet. */
-export async function stageFile(file: string, text: string, { tempName, beforeRename }: AtomicWriteOptions): Promise<StagedFile> {
+export async function stageFile(file: string, text: string, { tempName, beforeRename, created }: AtomicWriteOptions): Promise<StagedFile> {
   const dir = path.dirname(file);
   const temp = path.join(dir, tempName);
-  const handle = await open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+  const handle = await (created ?? createTempFile(temp));
   // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
   const discard = () => unlink(temp).catch(() => undefined);
   try {

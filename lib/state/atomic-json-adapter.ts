@@ -23,7 +23,7 @@
  */
 import { constants } from "node:fs";
 import { lstat, open, opendir, unlink, type FileHandle } from "node:fs/promises";
-import { errno, NOFOLLOW, stageFile, type StagedFile } from "../fs/atomic-write.js";
+import { createTempFile, errno, NOFOLLOW, stageFile, type AtomicWriteOptions, type StagedFile } from "../fs/atomic-write.js";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Adapter } from "lowdb";
@@ -137,16 +137,68 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
    * its `commit` (or thrown away by `discard`): a writer that orders its
    * writes need only order the commits.
    */
-  async stageText(text: string): Promise<StagedFile> {
+  async stageText(text: string, ahead?: TempFileAhead): Promise<StagedFile> {
     // Measured on the very text written: a file the reader would refuse is never written.
     const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes > MAX_JSON_FILE_BYTES)
+    if (bytes > MAX_JSON_FILE_BYTES) {
+      void ahead?.discard();
       throw new JsonFileError("too-large", `would be ${bytes} bytes, larger than ${MAX_JSON_FILE_BYTES} bytes`);
+    }
     try {
-      return await stageFile(this.#file, text, { tempName: tempName() });
+      return await stageFile(this.#file, text, ahead?.takeFor(this.#file) ?? { tempName: tempName() });
     } catch (error) {
       throw new JsonFileError("io", `cannot be written (${errno(error) ?? "error"})`, { cause: error });
     }
+  }
+}
+
+/**
+ * A temp file created in `dir` before the write it is for knows its text
+ * (see `ThreadStore.prepareWrite`), named as every temp file is, so a crash
+ * leaves it to the sweep like any other. The write that takes it removes it
+ * if it fails; left untaken, `discard` removes it.
+ */
+export class TempFileAhead {
+  readonly #temp: string;
+  #created: Promise<FileHandle> | undefined;
+  #discarded: Promise<void> | undefined;
+
+  constructor(
+    private readonly dir: string,
+    ready: Promise<void>,
+  ) {
+    const name = tempName();
+    this.#temp = path.join(dir, name);
+    this.#created = ready.then(() => createTempFile(this.#temp));
+    // Its failure is the write's to tell (stageFile awaits it), or nobody's if it is discarded.
+    this.#created.catch(() => undefined);
+  }
+
+  /** What `stageFile` is given for `file`, once: undefined if taken already or if `file` is in another directory. */
+  takeFor(file: string): AtomicWriteOptions | undefined {
+    const created = this.#created;
+    if (created === undefined) return undefined;
+    if (path.dirname(file) !== this.dir) {
+      void this.discard();
+      return undefined;
+    }
+    this.#created = undefined;
+    return { tempName: path.basename(this.#temp), created };
+  }
+
+  /** Removes the file unless a write took it; settles once it is gone (the same promise however often it is called). */
+  discard(): Promise<void> {
+    const created = this.#created;
+    this.#created = undefined;
+    this.#discarded ??= created
+      ? created
+          .then(async (handle) => {
+            await handle.close();
+            await unlink(this.#temp);
+          })
+          .catch(() => undefined)
+      : Promise.resolve();
+    return this.#discarded;
   }
 }
 

@@ -11,7 +11,7 @@
 import { chmod, lstat, mkdir, opendir } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
-import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles } from "./atomic-json-adapter.js";
+import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles, TempFileAhead } from "./atomic-json-adapter.js";
 import { checkSavable, documentAsState, documentText, stateAsDocument } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
@@ -74,16 +74,35 @@ export class FileThreadStore implements ThreadStore {
     return documentAsState(db.data, threadId, path.basename(file));
   }
 
-  async save(state: ThreadState, lease?: ThreadLease, { after }: SaveOptions = {}): Promise<void> {
-    checkSavable(state);
+  /** The temp file of the thread's next save, created while the caller reads and checks (every thread's is in one directory). */
+  prepareWrite(threadId: string): TempFileAhead | undefined {
+    try {
+      this.fileFor(threadId);
+    } catch {
+      return undefined;
+    }
+    this.#directories ??= this.#prepareDirectories();
+    return new TempFileAhead(this.threadsDir, this.#directories);
+  }
+
+  async save(state: ThreadState, lease?: ThreadLease, { after, prepared }: SaveOptions = {}): Promise<void> {
+    const ahead = prepared instanceof TempFileAhead ? prepared : (prepared?.discard(), undefined);
+    let file: string;
+    let text: string;
+    try {
+      checkSavable(state);
+      file = this.#fileOrFail(state.threadId, StatePersistenceError);
+      // Measured and refused where every store measures it (`thread-state-codec.ts`), on the text written.
+      text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
+      if (lease !== undefined) this.#checkHeld(lease, state.threadId, path.basename(file));
+    } catch (error) {
+      void ahead?.discard();
+      throw error;
+    }
     const { threadId } = state;
-    const file = this.#fileOrFail(threadId, StatePersistenceError);
-    // Measured and refused where every store measures it (`thread-state-codec.ts`), on the text written.
-    const text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
-    if (lease !== undefined) this.#checkHeld(lease, threadId, path.basename(file));
 
     // The temp file is written and synced at once, beside saves of the thread still going; only the renames go in turn.
-    const staged = this.#stage(file, text);
+    const staged = this.#stage(file, text, ahead);
     // Its failure is told in turn, below; meanwhile it is not an unhandled rejection.
     staged.catch(() => undefined);
     if (after !== undefined) {
@@ -219,11 +238,11 @@ export class FileThreadStore implements ThreadStore {
     }
   }
 
-  async #stage(file: string, text: string): Promise<StagedFile> {
+  async #stage(file: string, text: string, ahead: TempFileAhead | undefined): Promise<StagedFile> {
     return this.#failedAs(file, async () => {
       this.#directories ??= this.#prepareDirectories();
       await this.#directories;
-      return new AtomicJsonFile<ThreadState>(file).stageText(text);
+      return new AtomicJsonFile<ThreadState>(file).stageText(text, ahead);
     });
   }
 

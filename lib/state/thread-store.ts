@@ -30,6 +30,13 @@ export interface SaveOptions {
    * commits.
    */
   after?: Promise<unknown>;
+  /** What `prepareWrite` began for this save: the save takes it over, and uses it or throws it away. */
+  prepared?: PreparedWrite;
+}
+
+/** A save's work begun ahead (`ThreadStore.prepareWrite`): given to that save, or else discarded. */
+export interface PreparedWrite {
+  discard(): void;
 }
 
 export interface ThreadStore {
@@ -50,6 +57,14 @@ export interface ThreadStore {
    * service passes its lease; without one the write is unfenced (tools, tests).
    */
   save(state: ThreadState, lease?: ThreadLease, options?: SaveOptions): Promise<void>;
+  /**
+   * Begins the thread's next save before its state is known, where the
+   * store has work that does not depend on it (the file store creates its
+   * temp file), so that a caller with other work to wait for first (an
+   * admission's reads and checks) finds the write shorter. Never throws;
+   * undefined when there is nothing to begin.
+   */
+  prepareWrite?(threadId: string): PreparedWrite | undefined;
   /**
    * The thread's lease, or undefined when another run holds it. Throws
    * `StateUnavailableError` when the store cannot be reached.

@@ -12,7 +12,7 @@ import type { Interrupt } from "@ag-ui/core";
 import { contextIdFor } from "../a2a/request-mapping.js";
 import { canonicalDigest } from "../state/canonical-digest.js";
 import type { PendingInput, ThreadState } from "../state/thread-state.js";
-import type { ThreadLease, ThreadStore } from "../state/thread-store.js";
+import type { PreparedWrite, ThreadLease, ThreadStore } from "../state/thread-store.js";
 import { acquireThread, loadThread } from "./load-thread.js";
 import { AguiError, THREAD_BUSY_RETRY_AFTER_S } from "../errors.js";
 import type { ValidRunInput } from "../model/run-input.js";
@@ -67,9 +67,9 @@ export function requestDigest(input: ValidRunInput): string {
   return canonicalDigest({ ...input, forwardedProps: { ...input.forwardedProps, iacCode: { ...iacCode, alibabaCloud: cloud } } });
 }
 
-async function save(store: ThreadStore, state: ThreadState, lease: ThreadLease): Promise<void> {
+async function save(store: ThreadStore, state: ThreadState, lease: ThreadLease, prepared?: PreparedWrite): Promise<void> {
   try {
-    await store.save(state, lease);
+    await store.save(state, lease, prepared && { prepared });
   } catch (error) {
     throw new AguiError("STATE_UNAVAILABLE", {}, { cause: error });
   }
@@ -106,13 +106,31 @@ function resumeRequired(state: ThreadState, deps: Pick<AdmissionDependencies, "t
 }
 
 export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {
+  const digest = requestDigest(input);
+  // The run's write begins while the thread is read, leased and checked: its first event waits for that write.
+  // Begun beside the first read, the two come back in one turn of the event loop.
+  const prepared = deps.store.prepareWrite?.(input.threadId);
+  try {
+    // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
+    checkRunId(await loadThread(deps.store, input.threadId), input, digest);
+    return await admitChecked(input, deps, digest, prepared);
+  } catch (error) {
+    // Refused: the run has no write (a save that took it over has discarded it already).
+    prepared?.discard();
+    throw error;
+  }
+}
+
+/** `admitRun` past the cheap look; `prepared` is for the run's own write, the last step of an admission that passes. */
+async function admitChecked(
+  input: ValidRunInput,
+  deps: AdmissionDependencies,
+  digest: string,
+  prepared: PreparedWrite | undefined,
+): Promise<AdmittedRun> {
   const { store } = deps;
   const ext = input.forwardedProps.iacCode;
   const isResume = input.resume !== undefined;
-  const digest = requestDigest(input);
-
-  // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
-  checkRunId(await loadThread(store, input.threadId), input, digest);
   let lease = await acquireThread(store, input.threadId);
   if (!lease && (await deps.waitForLeavingRun?.(input.threadId))) lease = await acquireThread(store, input.threadId);
   if (!lease) throw new AguiError("THREAD_BUSY", {}, { retryAfterS: THREAD_BUSY_RETRY_AFTER_S });
@@ -161,7 +179,7 @@ export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies
     }
     state = recordMessageRun(recordRun(state, input.runId, digest, reusesRunId), input, reusesRunId);
     // Every check is done and the lease is held: the write and the kernel call may overlap (time to the first event).
-    return { state, lease, isResume, written: save(store, state, lease) };
+    return { state, lease, isResume, written: save(store, state, lease, prepared) };
   } catch (error) {
     await lease.release();
     throw error;

@@ -18,6 +18,9 @@ import { jsonBytes, MAX_SHOWN_INTERRUPTS_BYTES } from "./interrupt-sizes.js";
 /** What a failed write was recording, when the message can say it (`STATE_PERSISTENCE_FAILED.<reason>`). */
 type PersistedWhat = "taskMapping" | "sessionMapping" | "acceptedAnswer";
 
+/** Settles in the event loop's next check phase, once the I/O and writes of this turn are done. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export interface ThreadRunOptions {
   store: ThreadStore;
   lease: ThreadLease;
@@ -130,17 +133,19 @@ export class ThreadRun {
       (applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId,
     );
 
-  /** Runs `change` after every earlier change, and persists its result. */
-  #commit(change: (state: ThreadState) => ThreadState): Promise<void> {
+  /** Runs `change` after every earlier change, and persists its result; `laterTurn`: not before this turn of the event loop has ended. */
+  #commit(change: (state: ThreadState) => ThreadState, laterTurn = false): Promise<void> {
     const next =
-      this.#queueIsAdmission && this.#admission ? this.#commitBesideAdmission(change, this.#admission) : this.#commitInTurn(change);
+      this.#queueIsAdmission && this.#admission
+        ? this.#commitBesideAdmission(change, this.#admission)
+        : this.#commitInTurn(change, laterTurn);
     this.#queueIsAdmission = false;
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  #commitInTurn(change: (state: ThreadState) => ThreadState): Promise<void> {
-    return this.#queue.then(async () => {
+  #commitInTurn(change: (state: ThreadState) => ThreadState, laterTurn: boolean): Promise<void> {
+    return (laterTurn ? this.#queue.then(nextTurn) : this.#queue).then(async () => {
       if (this.#admissionFailure) throw this.#admissionFailure;
       const state = change(this.#state);
       if (state === this.#state) return;
@@ -164,9 +169,9 @@ export class ThreadRun {
   }
 
   /** `reason` names what could not be written, for the message (`STATE_PERSISTENCE_FAILED.<reason>`). */
-  async #commitOrFail(change: (state: ThreadState) => ThreadState, reason?: PersistedWhat): Promise<void> {
+  async #commitOrFail(change: (state: ThreadState) => ThreadState, reason?: PersistedWhat, laterTurn = false): Promise<void> {
     try {
-      await this.#commit(change);
+      await this.#commit(change, laterTurn);
     } catch (error) {
       throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", reason ? { reason } : {}, { cause: error });
     }
@@ -189,10 +194,19 @@ export class ThreadRun {
     if (execution.taskId !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
     this.#announcedTaskId = taskId;
     return this.#writeId("task", taskId, () =>
-      this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping"),
+      this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping", true),
     );
   }
 
+  /**
+   * The ids' writes take their place in the queue at once (a view waits for
+   * them, a later change comes after them) but, once the admission is on
+   * disk, begin a turn later: the
+   * kernel's first frame brings the task's id with the first text, and that
+   * text is written to the client within this turn, without waiting for the
+   * write's preparation (its document, its temp file's trip to the thread
+   * pool) on the one event loop.
+   */
   #writeId(which: "task" | "session", id: string, write: () => Promise<void>): Promise<void> {
     const written = write();
     const entry = { id, written };
@@ -212,7 +226,7 @@ export class ThreadRun {
     if (writing?.id === sessionId) return writing.written;
     if (known !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" });
     return this.#writeId("session", sessionId, () =>
-      this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping"),
+      this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping", true),
     );
   }
 

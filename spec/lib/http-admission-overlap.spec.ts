@@ -4,6 +4,7 @@
  * says is told before the run is recorded, and a write that fails ends the
  * run with STATE_UNAVAILABLE, cancels its task and leaves the thread as it was.
  */
+import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType } from "@ag-ui/core";
 import { pipe, tap, type OperatorFunction } from "rxjs";
@@ -32,8 +33,13 @@ describe("the admission's write, overlapping the kernel call", () => {
     const store = {
       load: (threadId: string) => files.load(threadId),
       tryAcquire: (threadId: string) => files.tryAcquire(threadId),
+      prepareWrite: (threadId: string) => files.prepareWrite(threadId),
       save: async (state: ThreadState, lease?: ThreadLease, options?: SaveOptions) => {
-        if (failRunId !== undefined && isAdmissionWrite(state, failRunId)) throw new Error("disk full");
+        if (failRunId !== undefined && isAdmissionWrite(state, failRunId)) {
+          // A save takes over the write begun ahead for it, failing or not.
+          options?.prepared?.discard();
+          throw new Error("disk full");
+        }
         if (heldRunId !== undefined && isAdmissionWrite(state, heldRunId)) {
           heldRunId = undefined;
           await new Promise<void>((resolve) => (releaseHeld = resolve));
@@ -85,6 +91,25 @@ describe("the admission's write, overlapping the kernel call", () => {
     expect(order.indexOf("admission committed")).toBeLessThan(order.indexOf("out TEXT_MESSAGE_CONTENT"));
     // The run is on record: the same request again is a duplicate.
     expect((await postRun(harness.service.url, input)).json).toMatchObject({ error: { code: "DUPLICATE_RUN_ID" } });
+  });
+
+  it("calls the kernel for no refused run: the same run again, while its write is held and after, or another on its thread", async () => {
+    const streamRequests = () => harness.kernel.received.filter((call) => call.method === "SendStreamingMessage").length;
+    const input = runInput("hello");
+    heldRunId = input.runId;
+    const before = streamRequests();
+    const answer = postRun(harness.service.url, input);
+    await waitFor(() => releaseHeld !== undefined && streamRequests() === before + 1);
+    // While the run is admitted but not yet on disk, the thread is its: the same request and another are refused.
+    expect((await postRun(harness.service.url, input)).json).toMatchObject({ error: { code: "THREAD_BUSY" } });
+    const other = runInput("hello", { threadId: input.threadId });
+    expect((await postRun(harness.service.url, other)).json).toMatchObject({ error: { code: "THREAD_BUSY" } });
+    releaseHeld!();
+    await expectValidRun((await answer).events);
+    expect((await postRun(harness.service.url, input)).json).toMatchObject({ error: { code: "DUPLICATE_RUN_ID" } });
+    expect(streamRequests()).toBe(before + 1);
+    // Each refused run's write, begun ahead of its checks, was thrown away.
+    await waitFor(() => readdirSync(files.threadsDir).every((name) => !name.endsWith(".tmp")));
   });
 
   it("ends with RUN_ERROR STATE_UNAVAILABLE when the write fails, cancels the task, and leaves the thread as it was", async () => {

@@ -19,7 +19,7 @@ import type { SseItem } from "../../../lib/run-pipeline.js";
 import { Runs, type RunClient } from "../../../lib/runs/runs.js";
 import { FileThreadStore } from "../../../lib/state/file-thread-store.js";
 import { expectValidRun } from "../../support/agui.js";
-import { runInput, script } from "../../support/service.js";
+import { runInput, script, waitFor } from "../../support/service.js";
 
 /** A client that reads everything and closes when told. */
 function testClient(): RunClient & { close(finished: boolean): void } {
@@ -84,6 +84,57 @@ describe("Runs", () => {
         { role: "assistant", content: "Hi. " },
       ],
     });
+  });
+
+  const streamRequests = () => kernel.received.filter((call) => call.method === "SendStreamingMessage").length;
+
+  it("sends a new turn's request once it is admitted, before its events are read; what the kernel said waits for them", async () => {
+    const input = runInput("hello");
+    const before = streamRequests();
+    const run$ = await runs.start(input, testClient());
+    // Nobody reads the run yet, and the kernel has the request: it answers (the replay kernel at once) into the run.
+    await waitFor(() => streamRequests() === before + 1);
+    // Time for the answer to arrive before anyone reads it (the run is whole either way).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const events = await eventsOf(Promise.resolve(run$));
+    await expectValidRun(events);
+    expect(
+      events.filter((event) => event.type === EventType.TEXT_MESSAGE_CONTENT).map((event) => (event as { delta: string }).delta),
+    ).toEqual(["Hi. "]);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
+  });
+
+  it("sends nothing to the kernel for a run it refuses: a duplicate run id, a busy thread", async () => {
+    const input = runInput("hello");
+    await eventsOf(runs.start(input, testClient()));
+    const before = streamRequests();
+    await expect(runs.start(input, testClient())).rejects.toMatchObject({ code: "DUPLICATE_RUN_ID" });
+    // The thread held by a run nobody reads yet: a second run on it is refused, and only the first reached the kernel.
+    const holding = await runs.start(runInput("hello", { threadId: input.threadId }), testClient());
+    await expect(runs.start(runInput("hello", { threadId: input.threadId }), testClient())).rejects.toMatchObject({
+      code: "THREAD_BUSY",
+    });
+    expect(streamRequests()).toBe(before + 1);
+    await eventsOf(Promise.resolve(holding));
+  });
+
+  it("gives the thread back when the run's events are read only to be left at once (its client went first)", async () => {
+    const input = runInput("hello");
+    const run$ = await runs.start(input, testClient());
+    run$.subscribe().unsubscribe();
+    // The lease goes back as the run is left: the thread's next turn is admitted.
+    const next = runInput("hello", { threadId: input.threadId });
+    let admitted: Awaited<ReturnType<Runs["start"]>> | undefined;
+    for (let attempt = 0; admitted === undefined && attempt < 50; attempt++) {
+      admitted = await runs.start(next, testClient()).catch(async (error: unknown) => {
+        if ((error as AguiError).code !== "THREAD_BUSY") throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return undefined;
+      });
+    }
+    expect(admitted).toBeDefined();
+    const events = await eventsOf(Promise.resolve(admitted!));
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
   });
 
   it("refuses what a route would answer as an error before any stream: bad input, an unknown execution, a drain", async () => {

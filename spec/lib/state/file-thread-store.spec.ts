@@ -72,6 +72,59 @@ describe("FileThreadStore: one file per thread", () => {
     expect(readdirSync(threadsDir()).sort()).toEqual(["t0.json", "t1.json", "t2.json"]);
   });
 
+  describe("a write prepared ahead (prepareWrite)", () => {
+    const temps = () => readdirSync(threadsDir()).filter((name) => name.endsWith(".tmp"));
+
+    it("creates the save's temp file before the save, which puts it in place as its own", async () => {
+      await store.save(threadState("t0"));
+      const prepared = store.prepareWrite("t1");
+      expect(prepared).toBeDefined();
+      for (let turn = 0; turn < 200 && temps().length === 0; turn++) await new Promise((resolve) => setTimeout(resolve, 5));
+      const [temp] = temps();
+      expect(temp).toMatch(/^~tmp-\d+-[0-9a-f]{16}\.tmp$/);
+      if (POSIX) expect(modeOf(path.join(threadsDir(), temp!))).toBe(0o600);
+      await store.save(threadState("t1", { cwd: "/w/ahead" }), undefined, { prepared });
+      expect(readdirSync(threadsDir()).sort()).toEqual(["t0.json", "t1.json"]);
+      expect(await store.load("t1")).toMatchObject({ cwd: "/w/ahead" });
+      if (POSIX) expect(modeOf(fileOf("t1"))).toBe(0o600);
+      // Taken by its save: nothing is left to discard.
+      await prepared!.discard();
+      expect(readdirSync(threadsDir()).sort()).toEqual(["t0.json", "t1.json"]);
+    });
+
+    it("leaves nothing behind when discarded, or when the save it was for refuses or gives up", async () => {
+      await store.save(threadState("t0"));
+      await store.prepareWrite("t1")!.discard();
+      expect(readdirSync(threadsDir())).toEqual(["t0.json"]);
+
+      const lease = (await store.tryAcquire("t0"))!;
+      await lease.release();
+      // A lease no longer held: the save refuses before it writes, and discards what was prepared (awaited here).
+      const refused = store.prepareWrite("t0")!;
+      await expect(store.save(threadState("t0", { cwd: "/w/late" }), lease, { prepared: refused })).rejects.toBeInstanceOf(
+        StatePersistenceError,
+      );
+      await refused.discard();
+      expect(readdirSync(threadsDir())).toEqual(["t0.json"]);
+
+      const givenUp = store.prepareWrite("t0")!;
+      await expect(
+        store.save(threadState("t0", { cwd: "/w/lost" }), undefined, { after: Promise.reject(new Error("lost")), prepared: givenUp }),
+      ).rejects.toThrow("lost");
+      await givenUp.discard();
+      expect(readdirSync(threadsDir())).toEqual(["t0.json"]);
+      expect(await store.load("t0")).toMatchObject({ cwd: threadState("t0").cwd });
+    });
+
+    it("is used once: a second save given it writes a temp file of its own", async () => {
+      const prepared = store.prepareWrite("t0");
+      await store.save(threadState("t0", { cwd: "/w/1" }), undefined, { prepared });
+      await store.save(threadState("t0", { cwd: "/w/2" }), undefined, { prepared });
+      expect(readdirSync(threadsDir())).toEqual(["t0.json"]);
+      expect(await store.load("t0")).toMatchObject({ cwd: "/w/2" });
+    });
+  });
+
   it("leaves no temp file behind for a save whose `after` failed", async () => {
     await store.save(threadState("t0"));
     await expect(
