@@ -103,14 +103,15 @@ export function projectSteps(options: ProjectStepsOptions): OperatorFunction<Run
         return [finished(open.name, startedAt === undefined ? facts : withStart(facts, startedAt))];
       };
 
-      return source.pipe(
+      const projected = source.pipe(
         emitEach((item): RunItem | RunItem[] => {
           if (!isSignal(item)) return item;
           if (item.kind === "step") return project(item);
           if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];
           return item;
         }),
-        startWith(...reopened),
       );
+      // Most runs reopen nothing: `startWith` of nothing still subscribed a `concat` per run.
+      return reopened.length === 0 ? projected : projected.pipe(startWith(...reopened));
     });
 }
