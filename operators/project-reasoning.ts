@@ -26,12 +26,13 @@ export function projectReasoning(options: { runId: string }): OperatorFunction<R
       const open = new Set<string>();
       let currentMessageId: string | undefined;
 
-      const closeAll = (): AGUIEvent[] => {
-        const out = [...open].flatMap((messageId): AGUIEvent[] => [
-          { type: EventType.REASONING_MESSAGE_END, messageId },
-          { type: EventType.REASONING_END, messageId },
-        ]);
+      /** Every open span closed, then `item`, in one array: no copy of the set, no array per span. */
+      const closeAllBefore = (item: RunItem): RunItem[] => {
+        const out: RunItem[] = [];
+        for (const messageId of open)
+          out.push({ type: EventType.REASONING_MESSAGE_END, messageId }, { type: EventType.REASONING_END, messageId });
         open.clear();
+        out.push(item);
         return out;
       };
 
@@ -55,7 +56,7 @@ export function projectReasoning(options: { runId: string }): OperatorFunction<R
           if (!TEXT_EVENTS.has(item.type)) return item;
           if (item.type === EventType.TEXT_MESSAGE_START) currentMessageId = item.messageId;
           if (item.type === EventType.TEXT_MESSAGE_END && item.messageId === currentMessageId) currentMessageId = undefined;
-          return open.size === 0 ? item : [...closeAll(), item];
+          return open.size === 0 ? item : closeAllBefore(item);
         }),
       );
     });
