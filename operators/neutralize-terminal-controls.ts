@@ -17,7 +17,8 @@
  *   '{"a":"\\u001b[2J"}'    → '{"a":"\\ufffd[2J"}'   (TOOL_CALL_ARGS delta)
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, map, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 
 // OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
 const ESCAPE_SEQUENCE =
@@ -85,24 +86,21 @@ function neutralizeRecord(record: Record<string, unknown>): Record<string, unkno
  * share its id, one string: the id found clean last is not tested again.
  */
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return (source) =>
-    defer(() => {
-      let cleanMessageId: string | undefined;
-      const isCleanTextContent = (event: AGUIEvent): boolean => {
-        if (event.type !== EventType.TEXT_MESSAGE_CONTENT || event.rawEvent !== undefined || ANY_CONTROL.test(event.delta)) return false;
-        if (event.messageId === cleanMessageId) return true;
-        if (ANY_CONTROL.test(event.messageId)) return false;
-        cleanMessageId = event.messageId;
-        return true;
-      };
-      return source.pipe(
-        map((event) => {
-          if (isCleanTextContent(event)) return event;
-          const clean = neutralize(event) as AGUIEvent;
-          if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
-          const delta = neutralizeJsonText(clean.delta);
-          return delta === clean.delta ? clean : { ...clean, delta };
-        }),
-      );
-    });
+  return emitEachPer(() => {
+    let cleanMessageId: string | undefined;
+    const isCleanTextContent = (event: AGUIEvent): boolean => {
+      if (event.type !== EventType.TEXT_MESSAGE_CONTENT || event.rawEvent !== undefined || ANY_CONTROL.test(event.delta)) return false;
+      if (event.messageId === cleanMessageId) return true;
+      if (ANY_CONTROL.test(event.messageId)) return false;
+      cleanMessageId = event.messageId;
+      return true;
+    };
+    return (event): AGUIEvent => {
+      if (isCleanTextContent(event)) return event;
+      const clean = neutralize(event) as AGUIEvent;
+      if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
+      const delta = neutralizeJsonText(clean.delta);
+      return delta === clean.delta ? clean : { ...clean, delta };
+    };
+  });
 }
