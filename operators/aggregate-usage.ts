@@ -4,8 +4,8 @@
  * none. `finishRun` copies it onto `RUN_FINISHED` / `RUN_ERROR`.
  */
 import type { TokenUsage } from "@ag-ui/core";
-import { defer, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 import { TOKEN_COUNTS as COUNTS } from "../lib/model/usage.js";
 
@@ -28,20 +28,17 @@ export function sumUsage(items: readonly TokenUsage[]): TokenUsage[] | undefined
 }
 
 export function aggregateUsage(): OperatorFunction<RunItem, RunItem> {
-  return (source) =>
-    defer(() => {
-      const seen: TokenUsage[] = [];
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!isSignal(item)) return item;
-          if (item.kind === "usage") {
-            seen.push(item.usage);
-            return [];
-          }
-          if (item.kind !== "run-end") return item;
-          const usage = sumUsage(seen);
-          return [usage ? { ...item, usage } : item];
-        }),
-      );
-    });
+  return emitEachPer(() => {
+    const seen: TokenUsage[] = [];
+    return (item): RunItem | RunItem[] => {
+      if (!isSignal(item)) return item;
+      if (item.kind === "usage") {
+        seen.push(item.usage);
+        return [];
+      }
+      if (item.kind !== "run-end") return item;
+      const usage = sumUsage(seen);
+      return [usage ? { ...item, usage } : item];
+    };
+  });
 }

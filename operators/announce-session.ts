@@ -14,8 +14,8 @@
  * failed before the kernel said anything sends none.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 
 export const SESSION_EVENT = "iac-code.session.v1";
@@ -50,38 +50,35 @@ export function announceSession(
   identity: SessionIdentity,
   known: KnownSession = { taskId: null, sessionId: null },
 ): OperatorFunction<RunItem, RunItem> {
-  return (source) =>
-    defer(() => {
-      let { taskId, sessionId } = known;
-      let announced = false;
-      /** Something was shown already: a task id stored after it is announced at once, not at the next thing shown. */
-      let shown = false;
-      /** A session id is being written: the announcement waits for it. */
-      let sessionStoring = false;
+  return emitEachPer(() => {
+    let { taskId, sessionId } = known;
+    let announced = false;
+    /** Something was shown already: a task id stored after it is announced at once, not at the next thing shown. */
+    let shown = false;
+    /** A session id is being written: the announcement waits for it. */
+    let sessionStoring = false;
 
-      const announce = (): AGUIEvent[] => {
-        announced = true;
-        return [sessionEvent(identity, { taskId, sessionId })];
-      };
+    const announce = (): AGUIEvent[] => {
+      announced = true;
+      return [sessionEvent(identity, { taskId, sessionId })];
+    };
 
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (announced) return item;
-          // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
-          if (!isSignal(item)) {
-            shown = true;
-            return taskId !== null ? [...announce(), item] : item;
-          }
-          if (item.kind === "run-end") return taskId === null ? item : [...announce(), item];
-          // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
-          if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
-          if (item.kind === "session-bound") {
-            sessionStoring = item.storing === true;
-            if (!item.storing) sessionId ??= item.sessionId;
-          }
-          const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
-          return announceable ? [item, ...announce()] : item;
-        }),
-      );
-    });
+    return (item): RunItem | RunItem[] => {
+      if (announced) return item;
+      // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
+      if (!isSignal(item)) {
+        shown = true;
+        return taskId !== null ? [...announce(), item] : item;
+      }
+      if (item.kind === "run-end") return taskId === null ? item : [...announce(), item];
+      // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
+      if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
+      if (item.kind === "session-bound") {
+        sessionStoring = item.storing === true;
+        if (!item.storing) sessionId ??= item.sessionId;
+      }
+      const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
+      return announceable ? [item, ...announce()] : item;
+    };
+  });
 }

@@ -20,8 +20,8 @@
  *
  * Everything else passes untouched. Sit this before `projectPipelineEvents`.
  */
-import { defer, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 
 /**
@@ -34,49 +34,46 @@ export function sequenceOf(value: unknown): number {
 }
 
 export function dedupePipelineEvents(options: { cursor: number }): OperatorFunction<RunItem, RunItem> {
-  return (source) =>
-    defer(() => {
-      const seenEventIds = new Set<string>();
-      let highest = sequenceOf(options.cursor);
-      /** A snapshot's `lastSequence`, held back until its recovered events are through. */
-      let pendingSnapshotSequence: number | undefined;
+  return emitEachPer(() => {
+    const seenEventIds = new Set<string>();
+    let highest = sequenceOf(options.cursor);
+    /** A snapshot's `lastSequence`, held back until its recovered events are through. */
+    let pendingSnapshotSequence: number | undefined;
 
-      const endRecovery = () => {
-        if (pendingSnapshotSequence === undefined) return;
-        highest = Math.max(highest, pendingSnapshotSequence);
-        pendingSnapshotSequence = undefined;
-      };
+    const endRecovery = () => {
+      if (pendingSnapshotSequence === undefined) return;
+      highest = Math.max(highest, pendingSnapshotSequence);
+      pendingSnapshotSequence = undefined;
+    };
 
-      const isNew = ({ envelope, recovered }: SignalOf<"pipeline-event">): boolean => {
-        const eventId = typeof envelope.eventId === "string" && envelope.eventId !== "" ? envelope.eventId : undefined;
-        const sequence = sequenceOf(envelope.sequence);
-        if (eventId !== undefined && seenEventIds.has(eventId)) return false;
-        // In recovery an eventId is the identity: an unseen one is kept even below the cursor (contract §4).
-        const judgedBySequence = !recovered || eventId === undefined;
-        if (judgedBySequence && sequence !== 0 && sequence <= highest) return false;
-        if (eventId !== undefined) seenEventIds.add(eventId);
-        highest = Math.max(highest, sequence);
-        return true;
-      };
+    const isNew = ({ envelope, recovered }: SignalOf<"pipeline-event">): boolean => {
+      const eventId = typeof envelope.eventId === "string" && envelope.eventId !== "" ? envelope.eventId : undefined;
+      const sequence = sequenceOf(envelope.sequence);
+      if (eventId !== undefined && seenEventIds.has(eventId)) return false;
+      // In recovery an eventId is the identity: an unseen one is kept even below the cursor (contract §4).
+      const judgedBySequence = !recovered || eventId === undefined;
+      if (judgedBySequence && sequence !== 0 && sequence <= highest) return false;
+      if (eventId !== undefined) seenEventIds.add(eventId);
+      highest = Math.max(highest, sequence);
+      return true;
+    };
 
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!isSignal(item)) return item;
-          switch (item.kind) {
-            case "pipeline-snapshot":
-              endRecovery();
-              pendingSnapshotSequence = sequenceOf(item.snapshot.lastSequence);
-              return item;
-            case "pipeline-event":
-              if (!item.recovered) endRecovery();
-              return isNew(item) ? item : [];
-            case "run-end":
-              endRecovery();
-              return [{ ...item, pipelineSequence: highest }];
-            default:
-              return item;
-          }
-        }),
-      );
-    });
+    return (item): RunItem | RunItem[] => {
+      if (!isSignal(item)) return item;
+      switch (item.kind) {
+        case "pipeline-snapshot":
+          endRecovery();
+          pendingSnapshotSequence = sequenceOf(item.snapshot.lastSequence);
+          return item;
+        case "pipeline-event":
+          if (!item.recovered) endRecovery();
+          return isNew(item) ? item : [];
+        case "run-end":
+          endRecovery();
+          return [{ ...item, pipelineSequence: highest }];
+        default:
+          return item;
+      }
+    };
+  });
 }

@@ -17,7 +17,8 @@
  *   '{"a":"\\u001b[2J"}'    → '{"a":"\\ufffd[2J"}'   (TOOL_CALL_ARGS delta)
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { map, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 
 // OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
 const ESCAPE_SEQUENCE =
@@ -49,46 +50,57 @@ export function neutralizeJsonText(text: string): string {
 function neutralize(value: unknown): unknown {
   if (typeof value === "string") return neutralizeText(value);
   if (value === null || typeof value !== "object") return value;
-  // Plain loops, no per-event arrays: this runs on every event of every run.
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const next = neutralize(value[i]);
-      if (next !== value[i]) (out ??= [...value])[i] = next;
-    }
-    return out ?? value;
+  return Array.isArray(value) ? neutralizeArray(value) : neutralizeRecord(value as Record<string, unknown>);
+}
+
+// Plain loops, no per-event arrays, no call per clean string: this walks every field of every pipeline envelope.
+function neutralizeArray(value: readonly unknown[]): readonly unknown[] {
+  let out: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i];
+    if (typeof item === "string" ? !ANY_CONTROL.test(item) : item === null || typeof item !== "object") continue;
+    const next = neutralize(item);
+    if (next !== item) (out ??= [...value])[i] = next;
   }
-  const record = value as Record<string, unknown>;
+  return out ?? value;
+}
+
+function neutralizeRecord(record: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const key in record) {
     const item = record[key];
-    // Numbers, booleans and absent fields first, before the set lookup: most fields of a step's facts are such.
-    if (typeof item !== "string" && (item === null || typeof item !== "object")) continue;
-    if (KEPT_AS_SENT.has(key)) continue;
+    // Numbers, booleans, absent fields and clean strings are passed over before anything else: most fields are such.
+    if (typeof item === "string" ? !ANY_CONTROL.test(item) : item === null || typeof item !== "object") continue;
     const next = neutralize(item);
-    if (next !== item) (out ??= { ...record })[key] = next;
+    // The client's own ids are asked of the key only for a value that would change.
+    if (next !== item && !KEPT_AS_SENT.has(key)) (out ??= { ...record })[key] = next;
   }
-  return out ?? value;
+  return out ?? record;
 }
 
 /**
  * A text delta, the event a run sends most, checked field by field: its
  * strings are tested as they are, without walking its keys. Its schema has
  * no other string field but `rawEvent`; one that carries it, or control,
- * goes the general way, so both ways neutralize alike.
+ * goes the general way, so both ways neutralize alike. A message's deltas
+ * share its id, one string: the id found clean last is not tested again.
  */
-const isCleanTextContent = (event: AGUIEvent): boolean =>
-  event.type === EventType.TEXT_MESSAGE_CONTENT &&
-  event.rawEvent === undefined &&
-  !ANY_CONTROL.test(event.delta) &&
-  !ANY_CONTROL.test(event.messageId);
-
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return map((event) => {
-    if (isCleanTextContent(event)) return event;
-    const clean = neutralize(event) as AGUIEvent;
-    if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
-    const delta = neutralizeJsonText(clean.delta);
-    return delta === clean.delta ? clean : { ...clean, delta };
+  return emitEachPer(() => {
+    let cleanMessageId: string | undefined;
+    const isCleanTextContent = (event: AGUIEvent): boolean => {
+      if (event.type !== EventType.TEXT_MESSAGE_CONTENT || event.rawEvent !== undefined || ANY_CONTROL.test(event.delta)) return false;
+      if (event.messageId === cleanMessageId) return true;
+      if (ANY_CONTROL.test(event.messageId)) return false;
+      cleanMessageId = event.messageId;
+      return true;
+    };
+    return (event): AGUIEvent => {
+      if (isCleanTextContent(event)) return event;
+      const clean = neutralize(event) as AGUIEvent;
+      if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
+      const delta = neutralizeJsonText(clean.delta);
+      return delta === clean.delta ? clean : { ...clean, delta };
+    };
   });
 }

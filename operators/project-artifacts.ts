@@ -8,14 +8,16 @@
  *   {messageId, role, parts: [data…]}   → CUSTOM {schemaVersion: 1, messageId, role, parts: [data…]}
  */
 import { EventType } from "@ag-ui/core";
-import { map, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 import { isSignal, type RunItem } from "../lib/model/kernel-signal.js";
 
 export const ARTIFACT_EVENT = "iac-code.artifact.v1";
 export const MESSAGE_DATA_EVENT = "iac-code.message-data.v1";
 
 export function projectArtifacts(): OperatorFunction<RunItem, RunItem> {
-  return map((item) => {
+  // `emitEach`, not `map`: it then runs in one subscriber with the detail stages around it.
+  return emitEach((item): RunItem => {
     if (!isSignal(item)) return item;
     if (item.kind === "artifact") return { type: EventType.CUSTOM, name: ARTIFACT_EVENT, value: { schemaVersion: 1, ...item.artifact } };
     if (item.kind === "message-data") {

@@ -25,8 +25,8 @@
  * (`dedupePipelineEvents`); steps are balanced downstream (`projectSteps`).
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 import {
   assertNever,
   isSignal,
@@ -52,95 +52,92 @@ export interface ProjectPipelineEventsOptions {
 
 export function projectPipelineEvents(options: ProjectPipelineEventsOptions): OperatorFunction<RunItem, RunItem> {
   const newToolId = options.newToolId ?? newToolCallId;
-  return (source) =>
-    defer(() => {
-      let pipelineRunId = defaultPipelineRunId(options.threadId);
+  return emitEachPer(() => {
+    let pipelineRunId = defaultPipelineRunId(options.threadId);
 
-      const standard = (as: StandardMapping, envelope: PipelineEnvelope): KernelSignal[] => {
-        const data = envelope.data;
-        if (!isObject(data)) return [];
-        switch (as) {
-          case "text": {
-            const text = nonEmpty(data.text);
-            if (text === undefined) return [];
-            return [{ kind: "text", messageId: pipelineMessageId(envelope), text, source: "delta", pipeline: true }];
-          }
-          case "reasoning": {
-            const text = nonEmpty(data.text);
-            if (data.type !== "raw_thinking" || text === undefined) return [];
-            return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope) }];
-          }
-          case "tool-start":
-            return [
-              {
-                kind: "tool",
-                status: "input_complete",
-                toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-                toolName: nonEmpty(data.toolName) ?? "tool",
-                // As in normal mode, a call with no input reads as no arguments.
-                input: data.input ?? {},
-                result: undefined,
-                messageId: pipelineMessageId(envelope),
-              },
-            ];
-          case "tool-result":
-            return [
-              {
-                kind: "tool",
-                status: data.isError === true ? "failed" : "completed",
-                toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-                toolName: nonEmpty(data.toolName) ?? "tool",
-                input: data.input,
-                result: data.result,
-                messageId: pipelineMessageId(envelope),
-              },
-            ];
-          case "usage":
-            return [{ kind: "usage", usage: usageOf(data) }];
-          default:
-            return assertNever(as);
+    const standard = (as: StandardMapping, envelope: PipelineEnvelope): KernelSignal[] => {
+      const data = envelope.data;
+      if (!isObject(data)) return [];
+      switch (as) {
+        case "text": {
+          const text = nonEmpty(data.text);
+          if (text === undefined) return [];
+          return [{ kind: "text", messageId: pipelineMessageId(envelope), text, source: "delta", pipeline: true }];
         }
-      };
-
-      const project = ({ envelope }: SignalOf<"pipeline-event">): RunItem[] => {
-        const disposition = dispositionOf(envelope.eventType);
-        const out: RunItem[] = [];
-        if (disposition.kind === "standard") out.push(...standard(disposition.as, envelope));
-        if (disposition.kind === "step") {
-          const key = pipelineStepKey(envelope);
-          if (key !== undefined)
-            out.push({
-              kind: "step",
-              phase: disposition.phase,
-              key,
-              name: stepNameOf(key),
-              facts: stepFactsOf(envelope, key, disposition.phase),
-            });
+        case "reasoning": {
+          const text = nonEmpty(data.text);
+          if (data.type !== "raw_thinking" || text === undefined) return [];
+          return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope) }];
         }
-        if (isCustom(disposition)) out.push({ type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope });
-        return out;
-      };
+        case "tool-start":
+          return [
+            {
+              kind: "tool",
+              status: "input_complete",
+              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+              toolName: nonEmpty(data.toolName) ?? "tool",
+              // As in normal mode, a call with no input reads as no arguments.
+              input: data.input ?? {},
+              result: undefined,
+              messageId: pipelineMessageId(envelope),
+            },
+          ];
+        case "tool-result":
+          return [
+            {
+              kind: "tool",
+              status: data.isError === true ? "failed" : "completed",
+              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+              toolName: nonEmpty(data.toolName) ?? "tool",
+              input: data.input,
+              result: data.result,
+              messageId: pipelineMessageId(envelope),
+            },
+          ];
+        case "usage":
+          return [{ kind: "usage", usage: usageOf(data) }];
+        default:
+          return assertNever(as);
+      }
+    };
 
-      const recover = ({ snapshot }: SignalOf<"pipeline-snapshot">): AGUIEvent[] => {
-        pipelineRunId = nonEmpty(snapshot.pipelineRunId) ?? pipelineRunId;
-        return [
-          {
-            type: EventType.ACTIVITY_SNAPSHOT,
-            messageId: pipelineActivityId(pipelineRunId),
-            activityType: PIPELINE_EVENT,
-            content: { schemaVersion: 1, pipelineRunId, snapshot },
-            replace: true,
-          },
-        ];
-      };
+    const project = ({ envelope }: SignalOf<"pipeline-event">): RunItem[] => {
+      const disposition = dispositionOf(envelope.eventType);
+      const out: RunItem[] = [];
+      if (disposition.kind === "standard") out.push(...standard(disposition.as, envelope));
+      if (disposition.kind === "step") {
+        const key = pipelineStepKey(envelope);
+        if (key !== undefined)
+          out.push({
+            kind: "step",
+            phase: disposition.phase,
+            key,
+            name: stepNameOf(key),
+            facts: stepFactsOf(envelope, key, disposition.phase),
+          });
+      }
+      if (isCustom(disposition)) out.push({ type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope });
+      return out;
+    };
 
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!isSignal(item)) return item;
-          if (item.kind === "pipeline-event") return project(item);
-          if (item.kind === "pipeline-snapshot") return recover(item);
-          return item;
-        }),
-      );
-    });
+    const recover = ({ snapshot }: SignalOf<"pipeline-snapshot">): AGUIEvent[] => {
+      pipelineRunId = nonEmpty(snapshot.pipelineRunId) ?? pipelineRunId;
+      return [
+        {
+          type: EventType.ACTIVITY_SNAPSHOT,
+          messageId: pipelineActivityId(pipelineRunId),
+          activityType: PIPELINE_EVENT,
+          content: { schemaVersion: 1, pipelineRunId, snapshot },
+          replace: true,
+        },
+      ];
+    };
+
+    return (item): RunItem | RunItem[] => {
+      if (!isSignal(item)) return item;
+      if (item.kind === "pipeline-event") return project(item);
+      if (item.kind === "pipeline-snapshot") return recover(item);
+      return item;
+    };
+  });
 }

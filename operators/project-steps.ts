@@ -30,7 +30,7 @@
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { defer, startWith, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import { emitEach, emitEachPer } from "./emit-each.js";
 import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { stepNameOf } from "../lib/model/pipeline-ids.js";
 import { keyOnlyFacts, reopenedFrom, stepMetadata, withStart, type StepFacts } from "../lib/model/step-facts.js";
@@ -73,44 +73,51 @@ interface OpenSpan {
 }
 
 export function projectSteps(options: ProjectStepsOptions): OperatorFunction<RunItem, RunItem> {
+  /** A subscription's state: the spans it reopens first, and its projection. */
+  const stepsOfRun = () => {
+    const observed = new Map((options.observedOpen ?? []).map((facts) => [facts.key, facts]));
+    const durable = new Set([...options.durableOpen, ...observed.keys()]);
+    const openInRun = new Map<string, OpenSpan>();
+
+    const reopened =
+      options.reopen === false
+        ? []
+        : [...durable].sort().map((key) => {
+            const known = observed.get(key);
+            openInRun.set(key, { name: stepNameOf(key), startedAt: known?.startedAt });
+            return started(stepNameOf(key), { ...(known ?? keyOnlyFacts(key)), reopened: true });
+          });
+
+    const project = ({ phase, key, name, facts = keyOnlyFacts(key) }: SignalOf<"step">): AGUIEvent[] => {
+      if (phase === "started") {
+        durable.add(key);
+        if (openInRun.has(key)) return [];
+        openInRun.set(key, { name, startedAt: facts.startedAt });
+        return [started(name, facts)];
+      }
+      if (!durable.delete(key) && options.observedOpen === undefined) return [];
+      const open = openInRun.get(key);
+      if (open === undefined) return [started(name, reopenedFrom(facts)), finished(name, facts)];
+      openInRun.delete(key);
+      const startedAt = facts.startedAt ?? open.startedAt;
+      return [finished(open.name, startedAt === undefined ? facts : withStart(facts, startedAt))];
+    };
+
+    const projectItem = (item: RunItem): RunItem | RunItem[] => {
+      if (!isSignal(item)) return item;
+      if (item.kind === "step") return project(item);
+      if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];
+      return item;
+    };
+    return { reopened, projectItem };
+  };
+
+  // Most runs reopen nothing: the stage is then a plain `emitEach`, one subscriber with the pipeline stages before it.
+  const reopens = options.reopen !== false && (options.durableOpen.length > 0 || (options.observedOpen?.length ?? 0) > 0);
+  if (!reopens) return emitEachPer(() => stepsOfRun().projectItem);
   return (source) =>
     defer(() => {
-      const observed = new Map((options.observedOpen ?? []).map((facts) => [facts.key, facts]));
-      const durable = new Set([...options.durableOpen, ...observed.keys()]);
-      const openInRun = new Map<string, OpenSpan>();
-
-      const reopened =
-        options.reopen === false
-          ? []
-          : [...durable].sort().map((key) => {
-              const known = observed.get(key);
-              openInRun.set(key, { name: stepNameOf(key), startedAt: known?.startedAt });
-              return started(stepNameOf(key), { ...(known ?? keyOnlyFacts(key)), reopened: true });
-            });
-
-      const project = ({ phase, key, name, facts = keyOnlyFacts(key) }: SignalOf<"step">): AGUIEvent[] => {
-        if (phase === "started") {
-          durable.add(key);
-          if (openInRun.has(key)) return [];
-          openInRun.set(key, { name, startedAt: facts.startedAt });
-          return [started(name, facts)];
-        }
-        if (!durable.delete(key) && options.observedOpen === undefined) return [];
-        const open = openInRun.get(key);
-        if (open === undefined) return [started(name, reopenedFrom(facts)), finished(name, facts)];
-        openInRun.delete(key);
-        const startedAt = facts.startedAt ?? open.startedAt;
-        return [finished(open.name, startedAt === undefined ? facts : withStart(facts, startedAt))];
-      };
-
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!isSignal(item)) return item;
-          if (item.kind === "step") return project(item);
-          if (item.kind === "run-end") return [{ ...item, openSteps: [...durable].sort() }];
-          return item;
-        }),
-        startWith(...reopened),
-      );
+      const { reopened, projectItem } = stepsOfRun();
+      return source.pipe(emitEach(projectItem), startWith(...reopened));
     });
 }

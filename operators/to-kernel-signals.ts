@@ -15,8 +15,8 @@
  * and its state only when they change: a kernel repeats both on nearly
  * every frame, and every stage after this one would carry them for nothing.
  */
-import { defer, type OperatorFunction } from "rxjs";
-import { emitEach } from "./emit-each.js";
+import type { OperatorFunction } from "rxjs";
+import { emitEachPer } from "./emit-each.js";
 import type { KernelInput, KernelSignal, SignalOf, TaskStateName, ToolStatus } from "../lib/model/kernel-signal.js";
 import { toA2AUpdate, type A2AUpdate } from "./unwrap-stream-response.js";
 import { isJsonObject as isObject, nonEmptyString as str, type JsonObject } from "../lib/model/json.js";
@@ -257,36 +257,33 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
     newToolId: options.newToolId ?? newToolCallId,
   };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
-  return (updates) =>
-    defer(() => {
-      // Nearly every frame repeats the task's ids, the kernel's session and its `working` state; downstream only
-      // acts on a change, and a repeat is not even made. A repeated session cost most: while its first write was
-      // under way, each repeat was written aside and came through the rest of the chain twice (`persistIdsAside`).
-      const told: ToldBefore = {};
-      const isNews = (signal: KernelSignal): boolean => {
-        if (signal.kind === "task-bound") {
-          if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
-          told.bound = signal;
-        } else if (signal.kind === "session-bound") {
-          if (signal.sessionId === told.sessionId) return false;
-          told.sessionId = signal.sessionId;
-        } else if (signal.kind === "task-state") {
-          if (signal.state === told.state) return false;
-          told.state = signal.state;
-        }
-        return true;
-      };
-      return updates.pipe(
-        emitEach((frame: T, index) => {
-          const update = updateOf(frame);
-          const skipInputs = index === 0 && update.kind === "task" && !readLeading;
-          // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
-          const signals = signalsOf(update, resolved, told);
-          let kept = 0;
-          for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
-          signals.length = kept;
-          return signals;
-        }),
-      );
-    });
+  return emitEachPer(() => {
+    // Nearly every frame repeats the task's ids, the kernel's session and its `working` state; downstream only
+    // acts on a change, and a repeat is not even made. A repeated session cost most: while its first write was
+    // under way, each repeat was written aside and came through the rest of the chain twice (`persistIdsAside`).
+    const told: ToldBefore = {};
+    const isNews = (signal: KernelSignal): boolean => {
+      if (signal.kind === "task-bound") {
+        if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
+        told.bound = signal;
+      } else if (signal.kind === "session-bound") {
+        if (signal.sessionId === told.sessionId) return false;
+        told.sessionId = signal.sessionId;
+      } else if (signal.kind === "task-state") {
+        if (signal.state === told.state) return false;
+        told.state = signal.state;
+      }
+      return true;
+    };
+    return (frame: T, index) => {
+      const update = updateOf(frame);
+      const skipInputs = index === 0 && update.kind === "task" && !readLeading;
+      // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
+      const signals = signalsOf(update, resolved, told);
+      let kept = 0;
+      for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
+      signals.length = kept;
+      return signals;
+    };
+  });
 }

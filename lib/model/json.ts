@@ -27,6 +27,8 @@ export const nonEmptyString = (value: unknown): string | undefined => (isNonEmpt
  * interchangeable.
  */
 export function canonicalJson(value: unknown): string {
+  // A tool call's arguments mostly come with their keys in order already: JSON.stringify alone then writes the same text.
+  if (inCanonicalOrder(value, 0)) return JSON.stringify(value) ?? "null";
   return (
     JSON.stringify(value, (_key, inner: unknown) =>
       inner && typeof inner === "object" && !Array.isArray(inner)
@@ -34,4 +36,36 @@ export function canonicalJson(value: unknown): string {
         : inner,
     ) ?? "null"
   );
+}
+
+/** How deep `inCanonicalOrder` looks before it leaves a value to the general way (which also reports a cycle). */
+const ORDER_CHECK_DEPTH = 32;
+
+/**
+ * Whether JSON.stringify writes `value` with `canonicalJson`'s key order:
+ * every object's keys already ascending, none of them integer-like (those
+ * JavaScript moves first, which only the general way accounts for), and
+ * only plain objects (a class's, a boxed value's or a `toJSON`'s text is left
+ * to the general way). Conservative: false sends the value the general way,
+ * never a different text.
+ */
+function inCanonicalOrder(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object") return true;
+  if (depth > ORDER_CHECK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!inCanonicalOrder(item, depth + 1)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  const prototype = Object.getPrototypeOf(record) as unknown;
+  if ((prototype !== Object.prototype && prototype !== null) || typeof record.toJSON === "function") return false;
+  let previous: string | undefined;
+  for (const key of Object.keys(record)) {
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    if (!inCanonicalOrder(record[key], depth + 1)) return false;
+    previous = key;
+  }
+  return true;
 }

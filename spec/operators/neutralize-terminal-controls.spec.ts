@@ -66,6 +66,20 @@ describe("neutralizeTerminalControls", () => {
   });
 });
 
+describe("neutralizeTerminalControls over a message's deltas", () => {
+  it("tests each new id of a delta: one found clean before vouches for no other", () => {
+    const clean: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "a" };
+    const dirtyId: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m\x1b[2J", delta: "b" };
+    const dirtyDelta: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId: "m", delta: "c\x07" };
+    marbles().run(({ cold, expectObservable }) => {
+      expectObservable(cold("abacd|", { a: clean, b: dirtyId, c: dirtyDelta, d: clean }).pipe(neutralizeTerminalControls())).toBe(
+        "abacd|",
+        { a: clean, b: { ...dirtyId, messageId: "m" }, c: { ...dirtyDelta, delta: "c\uFFFD" }, d: clean },
+      );
+    });
+  });
+});
+
 describe("bidirectional controls and tool arguments", () => {
   it.each([
     ["file\u202etxt.exe", "file\uFFFDtxt.exe"],

@@ -45,6 +45,20 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ n: Number.NaN, gone: undefined, list: [undefined] })).toBe('{"list":[null],"n":null}');
   });
 
+  it("writes a value whose keys are in order already as JSON.stringify does, and any other value sorted", () => {
+    const ordered = { a: [{ b: 1, c: "x" }, null], d: { e: true } };
+    expect(canonicalJson(ordered)).toBe(JSON.stringify(ordered));
+    expect(canonicalJson({ a: { d: 1, c: 2 } })).toBe('{"a":{"c":2,"d":1}}');
+    expect(canonicalJson([{ b: 1, a: 2 }])).toBe('[{"a":2,"b":1}]');
+    class Point {
+      y = 2;
+      x = 1;
+    }
+    expect(canonicalJson({ p: new Point() })).toBe('{"p":{"x":1,"y":2}}');
+    expect(canonicalJson({ when: new Date(0), n: Object(5) as unknown })).toBe('{"n":{},"when":"1970-01-01T00:00:00.000Z"}');
+    expect(canonicalJson({ a: { toJSON: () => ({ z: 1, y: 2 }) } })).toBe('{"a":{"y":2,"z":1}}');
+  });
+
   it("puts integer-like keys first in numeric order, so its text is not the digest's", () => {
     const value = { b: 1, "10": 2, "9": 3 };
     expect(canonicalJson(value)).toBe('{"9":3,"10":2,"b":1}');
