@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
 import type { RequestInit } from "node-fetch";
-import { defer, from, switchMap, tap, type Observable } from "rxjs";
+import { Observable, type Subscriber } from "rxjs";
+import { operate } from "../rx/operate.js";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import {
@@ -174,27 +175,51 @@ export class A2AClient {
   }
 
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
-    // defer: each subscription is its own POST, with its own request id, in the dialect the agent speaks then.
-    return defer(() => from(this.#dialect.dialect())).pipe(
-      switchMap((dialect) => {
-        const v03 = dialect === "0.3";
-        const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
-        const resultOfRecord = resultOfRecordFor(request.id);
-        const records = postSse({
-          url: this.#url,
-          headers: this.#headers("text/event-stream", dialect),
-          body: request.text,
-          connectTimeoutMs: this.#firstByteMs,
-          maxRecordBytes: this.#maxRecordBytes,
-          maxResponseBytes: this.#maxResponseBytes,
-          gate,
-        });
-        return records.pipe(
-          largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord),
-        );
-      }),
-      tap({ error: (error: unknown) => this.#noteFailure(error) }),
-    );
+    // Each subscription is its own POST, with its own request id, in the dialect the agent speaks then. One
+    // subscriber for the call, not defer, switchMap and tap: a run's stream keeps it for as long as it is open,
+    // and switchMap's would keep `params` (the conversation) with it.
+    return new Observable<JsonRpcResult>((subscriber) => {
+      this.#dialect.dialect().then(
+        (dialect) => {
+          if (subscriber.closed) return;
+          let records: Observable<JsonRpcResult>;
+          try {
+            records = this.#records(method, params, dialect, gate);
+          } catch (error) {
+            return this.#fail(subscriber, error);
+          }
+          records.subscribe(this.#notingFailure(subscriber));
+        },
+        (error: unknown) => void (subscriber.closed || this.#fail(subscriber, error)),
+      );
+    });
+  }
+
+  /** The POST of one stream in `dialect`, its records read as results. */
+  #records(method: string, params: unknown, dialect: A2aDialect, gate: ReadGate | undefined): Observable<JsonRpcResult> {
+    const v03 = dialect === "0.3";
+    const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
+    const resultOfRecord = resultOfRecordFor(request.id);
+    const records = postSse({
+      url: this.#url,
+      headers: this.#headers("text/event-stream", dialect),
+      body: request.text,
+      connectTimeoutMs: this.#firstByteMs,
+      maxRecordBytes: this.#maxRecordBytes,
+      maxResponseBytes: this.#maxResponseBytes,
+      gate,
+    });
+    return records.pipe(largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord));
+  }
+
+  /** Feeds `subscriber`, and notes a failure on its way (see `#noteFailure`); made apart from the call's `params`. */
+  #notingFailure(subscriber: Subscriber<JsonRpcResult>): Subscriber<JsonRpcResult> {
+    return operate({ destination: subscriber, error: (error: unknown) => this.#fail(subscriber, error) });
+  }
+
+  #fail(subscriber: Subscriber<JsonRpcResult>, error: unknown): void {
+    this.#noteFailure(error);
+    subscriber.error(error);
   }
 
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
