@@ -32,6 +32,9 @@ class FakeResponse {
   vary() {
     return this;
   }
+  getHeaderNames(): string[] {
+    return [];
+  }
   flushHeaders() {}
   write(chunk: string | Uint8Array) {
     this.written.push(chunk);
