@@ -17,7 +17,8 @@
  *   '{"a":"\\u001b[2J"}'    → '{"a":"\\ufffd[2J"}'   (TOOL_CALL_ARGS delta)
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { map, type OperatorFunction } from "rxjs";
+import type { OperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 
 // OSC (ESC ] … BEL | ESC \), CSI (ESC [ params final), and two-byte ESC sequences, plus their C1 forms.
 const ESCAPE_SEQUENCE =
@@ -84,7 +85,8 @@ const isCleanTextContent = (event: AGUIEvent): boolean =>
   !ANY_CONTROL.test(event.messageId);
 
 export function neutralizeTerminalControls(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return map((event) => {
+  // `emitEach`, not `map`: one subscriber with no closures, which every open stream keeps while it lasts.
+  return emitEach((event: AGUIEvent): AGUIEvent => {
     if (isCleanTextContent(event)) return event;
     const clean = neutralize(event) as AGUIEvent;
     if (clean.type !== EventType.TOOL_CALL_ARGS) return clean;
