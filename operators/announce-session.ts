@@ -50,38 +50,37 @@ export function announceSession(
   identity: SessionIdentity,
   known: KnownSession = { taskId: null, sessionId: null },
 ): OperatorFunction<RunItem, RunItem> {
-  return (source) =>
-    defer(() => {
-      let { taskId, sessionId } = known;
-      let announced = false;
-      /** Something was shown already: a task id stored after it is announced at once, not at the next thing shown. */
-      let shown = false;
-      /** A session id is being written: the announcement waits for it. */
-      let sessionStoring = false;
+  // Made apart from `source`: the handlers live as long as the run's stream, and would keep the stages upstream.
+  const projector = () => {
+    let { taskId, sessionId } = known;
+    let announced = false;
+    /** Something was shown already: a task id stored after it is announced at once, not at the next thing shown. */
+    let shown = false;
+    /** A session id is being written: the announcement waits for it. */
+    let sessionStoring = false;
 
-      const announce = (): AGUIEvent[] => {
-        announced = true;
-        return [sessionEvent(identity, { taskId, sessionId })];
-      };
+    const announce = (): AGUIEvent[] => {
+      announced = true;
+      return [sessionEvent(identity, { taskId, sessionId })];
+    };
 
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (announced) return item;
-          // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
-          if (!isSignal(item)) {
-            shown = true;
-            return taskId !== null ? [...announce(), item] : item;
-          }
-          if (item.kind === "run-end") return taskId === null ? item : [...announce(), item];
-          // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
-          if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
-          if (item.kind === "session-bound") {
-            sessionStoring = item.storing === true;
-            if (!item.storing) sessionId ??= item.sessionId;
-          }
-          const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
-          return announceable ? [item, ...announce()] : item;
-        }),
-      );
-    });
+    return (item: RunItem): RunItem | RunItem[] => {
+      if (announced) return item;
+      // The iac-code kernel names its session before it says anything; an agent that has not by then never will.
+      if (!isSignal(item)) {
+        shown = true;
+        return taskId !== null ? [...announce(), item] : item;
+      }
+      if (item.kind === "run-end") return taskId === null ? item : [...announce(), item];
+      // An id still being written is not announced: it comes again once it is on disk (`persistIdsAside`).
+      if (item.kind === "task-bound" && !item.storing) taskId ??= item.taskId;
+      if (item.kind === "session-bound") {
+        sessionStoring = item.storing === true;
+        if (!item.storing) sessionId ??= item.sessionId;
+      }
+      const announceable = taskId !== null && (sessionId !== null || (shown && !sessionStoring));
+      return announceable ? [item, ...announce()] : item;
+    };
+  };
+  return (source) => defer(() => source.pipe(emitEach(projector())));
 }

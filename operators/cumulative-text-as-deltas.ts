@@ -49,46 +49,45 @@ const hashOf = (text: string): TextHash => {
 export function cumulativeTextAsDeltas({ sessionKnown = false }: { sessionKnown?: boolean } = {}): OperatorFunction<RunItem, RunItem> {
   // Not even a pass-through stage: such a run's texts are never read as cumulative.
   if (sessionKnown) return identity;
-  return (source) =>
-    defer(() => {
-      const messages = new Map<string, MessageTexts>();
-      let iacCodeKernel = false;
+  // Made apart from `source`: the handlers live as long as the run's stream, and would keep the stages upstream.
+  const projector = () => {
+    const messages = new Map<string, MessageTexts>();
+    let iacCodeKernel = false;
 
-      /** The part of `text` the client does not have yet: "" when it only repeats the message. */
-      const newPart = (messageId: string, text: string): string => {
-        const whole = messages.get(messageId);
-        if (whole === undefined) {
-          messages.set(messageId, hashOf(text));
-          return text;
-        }
-        if (whole === "deltas") return text;
-        if (text.length >= whole.length) {
-          const repeated = hashOf(text.slice(0, whole.length));
-          // Same length, so the hashes alone tell.
-          if (repeated.sha256() === whole.sha256()) {
-            const rest = text.slice(whole.length);
-            repeated.update(rest);
-            messages.set(messageId, repeated);
-            return rest;
-          }
-        }
-        messages.set(messageId, "deltas");
+    /** The part of `text` the client does not have yet: "" when it only repeats the message. */
+    const newPart = (messageId: string, text: string): string => {
+      const whole = messages.get(messageId);
+      if (whole === undefined) {
+        messages.set(messageId, hashOf(text));
         return text;
-      };
+      }
+      if (whole === "deltas") return text;
+      if (text.length >= whole.length) {
+        const repeated = hashOf(text.slice(0, whole.length));
+        // Same length, so the hashes alone tell.
+        if (repeated.sha256() === whole.sha256()) {
+          const rest = text.slice(whole.length);
+          repeated.update(rest);
+          messages.set(messageId, repeated);
+          return rest;
+        }
+      }
+      messages.set(messageId, "deltas");
+      return text;
+    };
 
-      const read = (signal: SignalOf<"text">): RunItem | RunItem[] => {
-        if (signal.source !== "delta" || signal.pipeline || signal.messageId === undefined) return signal;
-        const text = newPart(signal.messageId, signal.text);
-        if (text === signal.text) return signal;
-        return text === "" ? [] : [{ ...signal, text }];
-      };
+    const read = (signal: SignalOf<"text">): RunItem | RunItem[] => {
+      if (signal.source !== "delta" || signal.pipeline || signal.messageId === undefined) return signal;
+      const text = newPart(signal.messageId, signal.text);
+      if (text === signal.text) return signal;
+      return text === "" ? [] : [{ ...signal, text }];
+    };
 
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!("kind" in item)) return item;
-          if (item.kind === "session-bound") iacCodeKernel = true;
-          return item.kind === "text" && !iacCodeKernel ? read(item) : item;
-        }),
-      );
-    });
+    return (item: RunItem): RunItem | RunItem[] => {
+      if (!("kind" in item)) return item;
+      if (item.kind === "session-bound") iacCodeKernel = true;
+      return item.kind === "text" && !iacCodeKernel ? read(item) : item;
+    };
+  };
+  return (source) => defer(() => source.pipe(emitEach(projector())));
 }

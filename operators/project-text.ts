@@ -171,135 +171,134 @@ export function projectText(options: ProjectTextOptions): OperatorFunction<RunIt
   const newMessageId = options.newMessageId ?? (() => `assistant-${crypto.randomUUID().replaceAll("-", "")}`);
   const known = knownTexts(options.knownDigests ?? []);
   const resumed = known.lengths.length > 0 || known.bare.size > 0;
-  return (source) =>
-    defer(() => {
-      const lanes = new Map<string, Lane>();
-      const laneOf = (key: string): Lane => {
-        let lane = lanes.get(key);
-        if (lane === undefined) lanes.set(key, (lane = newLane()));
-        return lane;
-      };
-      const agent = laneOf(AGENT_LANE);
-      const scopeOf = (lane: Lane) => (lane === agent ? runId : pipelineScope);
-      let textEmitted = false;
-      /** Each message of this run, in order of first text: the hash of its whole text so far, as the kernel sent it. */
-      const sent = new Map<string, TextHash>();
+  // Made apart from `source`: the handlers live as long as the run's stream, and would keep the stages upstream.
+  const projector = () => {
+    const lanes = new Map<string, Lane>();
+    const laneOf = (key: string): Lane => {
+      let lane = lanes.get(key);
+      if (lane === undefined) lanes.set(key, (lane = newLane()));
+      return lane;
+    };
+    const agent = laneOf(AGENT_LANE);
+    const scopeOf = (lane: Lane) => (lane === agent ? runId : pipelineScope);
+    let textEmitted = false;
+    /** Each message of this run, in order of first text: the hash of its whole text so far, as the kernel sent it. */
+    const sent = new Map<string, TextHash>();
 
-      const close = (lane: Lane): AGUIEvent[] => {
-        if (lane.openId === undefined) return [];
-        const end: AGUIEvent = { type: EventType.TEXT_MESSAGE_END, messageId: lane.openId };
-        lane.openId = undefined;
-        return [end];
-      };
+    const close = (lane: Lane): AGUIEvent[] => {
+      if (lane.openId === undefined) return [];
+      const end: AGUIEvent = { type: EventType.TEXT_MESSAGE_END, messageId: lane.openId };
+      lane.openId = undefined;
+      return [end];
+    };
 
-      /** What of `text` is new to the client: all of it, unless it repeats an earlier run's message. */
-      const unseen = (messageId: string, text: string, replayable: boolean): string => {
-        const hash = sent.get(messageId);
-        if (hash !== undefined) {
-          hash.update(text);
-          return text;
+    /** What of `text` is new to the client: all of it, unless it repeats an earlier run's message. */
+    const unseen = (messageId: string, text: string, replayable: boolean): string => {
+      const hash = sent.get(messageId);
+      if (hash !== undefined) {
+        hash.update(text);
+        return text;
+      }
+      // The digest is of the whole text, repeated part included: the kernel repeats all of it after the next resume too.
+      // The resume check hashes the text's first part; the rest is hashed on from there, so the text is hashed once.
+      const first = new TextHash();
+      sent.set(messageId, first);
+      const replayed = replayable && resumed ? replayedPrefixLength(text, known, first) : 0;
+      first.update(text.slice(first.length));
+      return replayed === 0 ? text : text.slice(replayed);
+    };
+
+    /** The delta's CONTENT, alone (no array) while its message is open: this runs on every delta. */
+    const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent | AGUIEvent[] => {
+      // The open message's id is kept, not built again.
+      const messageId =
+        lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(scopeOf(lane), kernelId, lane.after);
+      const delta = unseen(messageId, text, !pipeline);
+      if (!delta) return [];
+      // Its slot for the timestamp `stampTime` adds is made with it: added later, it took a second allocation.
+      const content: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, timestamp: undefined };
+      let out: AGUIEvent | AGUIEvent[] = content;
+      if (lane.openId !== messageId) {
+        out = [...close(lane), { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" }, content];
+        lane.openId = messageId;
+      }
+      if (lane.kernelId !== kernelId) lane.nextId = undefined;
+      lane.kernelId = kernelId;
+      lane.turnId = messageId;
+      textEmitted = true;
+      return out;
+    };
+
+    const project = (signal: SignalOf<"text">): AGUIEvent | AGUIEvent[] => {
+      if (!signal.text) return [];
+      if (signal.pipeline) {
+        const { messageId } = signal;
+        const lane = laneOf(messageId ?? AGENT_LANE);
+        // Read off the lane, not a second map: this runs on every pipeline delta.
+        if (messageId !== undefined && lane.coordinates === undefined) {
+          lane.coordinates = messageId.split(":");
+          pipelineLanes.push(lane);
         }
-        // The digest is of the whole text, repeated part included: the kernel repeats all of it after the next resume too.
-        // The resume check hashes the text's first part; the rest is hashed on from there, so the text is hashed once.
-        const first = new TextHash();
-        sent.set(messageId, first);
-        const replayed = replayable && resumed ? replayedPrefixLength(text, known, first) : 0;
-        first.update(text.slice(first.length));
-        return replayed === 0 ? text : text.slice(replayed);
-      };
+        return append(lane, messageId ?? newMessageId(), signal.text, true);
+      }
+      if (signal.source === "delta") {
+        const kernelId = signal.messageId ?? (agent.openId !== undefined ? agent.kernelId : undefined) ?? newMessageId();
+        return append(agent, kernelId, signal.text);
+      }
+      if (textEmitted) return signal.source === "final" ? close(agent) : [];
+      return [...listOf(append(agent, signal.messageId ?? newMessageId(), signal.text)), ...close(agent)];
+    };
 
-      /** The delta's CONTENT, alone (no array) while its message is open: this runs on every delta. */
-      const append = (lane: Lane, kernelId: string, text: string, pipeline = false): AGUIEvent | AGUIEvent[] => {
-        // The open message's id is kept, not built again.
-        const messageId =
-          lane.openId !== undefined && lane.kernelId === kernelId ? lane.openId : runMessageId(scopeOf(lane), kernelId, lane.after);
-        const delta = unseen(messageId, text, !pipeline);
-        if (!delta) return [];
-        // Its slot for the timestamp `stampTime` adds is made with it: added later, it took a second allocation.
-        const content: AGUIEvent = { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta, timestamp: undefined };
-        let out: AGUIEvent | AGUIEvent[] = content;
-        if (lane.openId !== messageId) {
-          out = [...close(lane), { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" }, content];
-          lane.openId = messageId;
-        }
-        if (lane.kernelId !== kernelId) lane.nextId = undefined;
-        lane.kernelId = kernelId;
-        lane.turnId = messageId;
-        textEmitted = true;
-        return out;
-      };
+    /** A call goes in its turn's message; its result ends the turn, and the lane's text after it is a new message. */
+    const placeTool = (signal: SignalOf<"tool">): RunItem[] => {
+      const lane = laneOf(signal.messageId ?? AGENT_LANE);
+      if (signal.status === "started" || signal.status === "input_complete") {
+        lane.turnId ??= toolTurnMessageId(scopeOf(lane), signal.toolCallId);
+        return [{ ...signal, parentMessageId: lane.turnId }];
+      }
+      lane.turnId = undefined;
+      lane.after = signal.toolCallId;
+      lane.nextId = undefined;
+      return [...close(lane), signal];
+    };
 
-      const project = (signal: SignalOf<"text">): AGUIEvent | AGUIEvent[] => {
-        if (!signal.text) return [];
-        if (signal.pipeline) {
-          const { messageId } = signal;
-          const lane = laneOf(messageId ?? AGENT_LANE);
-          // Read off the lane, not a second map: this runs on every pipeline delta.
-          if (messageId !== undefined && lane.coordinates === undefined) {
-            lane.coordinates = messageId.split(":");
-            pipelineLanes.push(lane);
-          }
-          return append(lane, messageId ?? newMessageId(), signal.text, true);
-        }
-        if (signal.source === "delta") {
-          const kernelId = signal.messageId ?? (agent.openId !== undefined ? agent.kernelId : undefined) ?? newMessageId();
-          return append(agent, kernelId, signal.text);
-        }
-        if (textEmitted) return signal.source === "final" ? close(agent) : [];
-        return [...listOf(append(agent, signal.messageId ?? newMessageId(), signal.text)), ...close(agent)];
-      };
+    /** Thinking goes beside the message its lane shows now, or would show next. */
+    const placeReasoning = (signal: SignalOf<"reasoning">): RunItem => {
+      const lane = laneOf(signal.messageId ?? AGENT_LANE);
+      const messageId =
+        lane.openId ?? (lane.nextId ??= runMessageId(scopeOf(lane), signal.messageId ?? lane.kernelId ?? AGENT_LANE, lane.after));
+      return { ...signal, messageId };
+    };
 
-      /** A call goes in its turn's message; its result ends the turn, and the lane's text after it is a new message. */
-      const placeTool = (signal: SignalOf<"tool">): RunItem[] => {
-        const lane = laneOf(signal.messageId ?? AGENT_LANE);
-        if (signal.status === "started" || signal.status === "input_complete") {
-          lane.turnId ??= toolTurnMessageId(scopeOf(lane), signal.toolCallId);
-          return [{ ...signal, parentMessageId: lane.turnId }];
-        }
-        lane.turnId = undefined;
-        lane.after = signal.toolCallId;
-        lane.nextId = undefined;
-        return [...close(lane), signal];
-      };
+    /** The lanes of pipeline messages, in the order of their first text. */
+    const pipelineLanes: Lane[] = [];
 
-      /** Thinking goes beside the message its lane shows now, or would show next. */
-      const placeReasoning = (signal: SignalOf<"reasoning">): RunItem => {
-        const lane = laneOf(signal.messageId ?? AGENT_LANE);
-        const messageId =
-          lane.openId ?? (lane.nextId ??= runMessageId(scopeOf(lane), signal.messageId ?? lane.kernelId ?? AGENT_LANE, lane.after));
-        return { ...signal, messageId };
-      };
+    /** The open messages of the step attempt `stepRunId` and of everything inside it. */
+    const closeStep = (stepRunId: string): AGUIEvent[] => {
+      const out: AGUIEvent[] = [];
+      for (const lane of pipelineLanes) if (lane.coordinates!.includes(stepRunId)) out.push(...close(lane));
+      return out;
+    };
 
-      /** The lanes of pipeline messages, in the order of their first text. */
-      const pipelineLanes: Lane[] = [];
-
-      /** The open messages of the step attempt `stepRunId` and of everything inside it. */
-      const closeStep = (stepRunId: string): AGUIEvent[] => {
-        const out: AGUIEvent[] = [];
-        for (const lane of pipelineLanes) if (lane.coordinates!.includes(stepRunId)) out.push(...close(lane));
-        return out;
-      };
-
-      return source.pipe(
-        emitEach((item): RunItem | RunItem[] => {
-          if (!isSignal(item)) {
-            if (item.type !== EventType.STEP_FINISHED || pipelineLanes.length === 0) return item;
-            const stepRunId = stepFactsFrom(item)?.stepRunId;
-            return stepRunId === undefined ? item : [...closeStep(stepRunId), item];
-          }
-          switch (item.kind) {
-            case "text":
-              return project(item);
-            case "tool":
-              return placeTool(item);
-            case "reasoning":
-              return [placeReasoning(item)];
-            case "run-end":
-              return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map((hash) => hash.digest()) }] : item;
-            default:
-              return item;
-          }
-        }),
-      );
-    });
+    return (item: RunItem): RunItem | RunItem[] => {
+      if (!isSignal(item)) {
+        if (item.type !== EventType.STEP_FINISHED || pipelineLanes.length === 0) return item;
+        const stepRunId = stepFactsFrom(item)?.stepRunId;
+        return stepRunId === undefined ? item : [...closeStep(stepRunId), item];
+      }
+      switch (item.kind) {
+        case "text":
+          return project(item);
+        case "tool":
+          return placeTool(item);
+        case "reasoning":
+          return [placeReasoning(item)];
+        case "run-end":
+          return sent.size > 0 ? [{ ...item, textDigests: [...sent.values()].map((hash) => hash.digest()) }] : item;
+        default:
+          return item;
+      }
+    };
+  };
+  return (source) => defer(() => source.pipe(emitEach(projector())));
 }

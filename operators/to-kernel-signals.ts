@@ -257,36 +257,35 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
     newToolId: options.newToolId ?? newToolCallId,
   };
   const readLeading = options.readLeadingSnapshotInputs ?? true;
-  return (updates) =>
-    defer(() => {
-      // Nearly every frame repeats the task's ids, the kernel's session and its `working` state; downstream only
-      // acts on a change, and a repeat is not even made. A repeated session cost most: while its first write was
-      // under way, each repeat was written aside and came through the rest of the chain twice (`persistIdsAside`).
-      const told: ToldBefore = {};
-      const isNews = (signal: KernelSignal): boolean => {
-        if (signal.kind === "task-bound") {
-          if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
-          told.bound = signal;
-        } else if (signal.kind === "session-bound") {
-          if (signal.sessionId === told.sessionId) return false;
-          told.sessionId = signal.sessionId;
-        } else if (signal.kind === "task-state") {
-          if (signal.state === told.state) return false;
-          told.state = signal.state;
-        }
-        return true;
-      };
-      return updates.pipe(
-        emitEach((frame: T, index) => {
-          const update = updateOf(frame);
-          const skipInputs = index === 0 && update.kind === "task" && !readLeading;
-          // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
-          const signals = signalsOf(update, resolved, told);
-          let kept = 0;
-          for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
-          signals.length = kept;
-          return signals;
-        }),
-      );
-    });
+  // Made apart from `updates`: the handlers live as long as the run's stream, and would keep the stages upstream.
+  const projector = () => {
+    // Nearly every frame repeats the task's ids, the kernel's session and its `working` state; downstream only
+    // acts on a change, and a repeat is not even made. A repeated session cost most: while its first write was
+    // under way, each repeat was written aside and came through the rest of the chain twice (`persistIdsAside`).
+    const told: ToldBefore = {};
+    const isNews = (signal: KernelSignal): boolean => {
+      if (signal.kind === "task-bound") {
+        if (signal.taskId === told.bound?.taskId && signal.contextId === told.bound.contextId) return false;
+        told.bound = signal;
+      } else if (signal.kind === "session-bound") {
+        if (signal.sessionId === told.sessionId) return false;
+        told.sessionId = signal.sessionId;
+      } else if (signal.kind === "task-state") {
+        if (signal.state === told.state) return false;
+        told.state = signal.state;
+      }
+      return true;
+    };
+    return (frame: T, index: number) => {
+      const update = updateOf(frame);
+      const skipInputs = index === 0 && update.kind === "task" && !readLeading;
+      // Kept in place: the array is this frame's own, and a second one per frame is what a filter would cost.
+      const signals = signalsOf(update, resolved, told);
+      let kept = 0;
+      for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
+      signals.length = kept;
+      return signals;
+    };
+  };
+  return (updates) => defer(() => updates.pipe(emitEach(projector())));
 }
