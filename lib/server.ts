@@ -14,6 +14,7 @@ import { DEFAULT_KERNEL_REQUEST_TIMEOUT_S } from "./a2a/limits.js";
 import type { Config } from "./config.js";
 import { AguiError } from "./errors.js";
 import { createApp, type AppDependencies } from "./http/app.js";
+import { appBornClasses } from "./http/app-born-classes.js";
 import { CONNECTIONS_CHECK_MS, guardConnections, HEADERS_TIMEOUT_MS } from "./http/connection-guard.js";
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
@@ -185,7 +186,10 @@ export async function startService(
   });
 
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, app);
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CONNECTIONS_CHECK_MS, ...appBornClasses(app) },
+    app,
+  );
   // Set before the first connection can be accepted: past the limit a new connection makes room by closing
   // the longest idle one, or is closed itself (see `http/connection-guard.ts`).
   guardConnections(server, config.maxConnections);

@@ -11,11 +11,11 @@
  * A pipeline step it closes keeps its facts, with the outcome `run-ended`.
  */
 import { EventType, type AGUIEvent } from "@ag-ui/core";
-import { defer, Observable, type OperatorFunction, type Subscriber } from "rxjs";
-import { operate } from "../lib/rx/operate.js";
+import type { OperatorFunction, Subscriber } from "rxjs";
+import { OperatorSubscriber, operatorOf } from "../lib/rx/operate.js";
 import { stepFactsFrom, stepMetadata, type StepFacts } from "../lib/model/step-facts.js";
 
-const sorted = (ids: Set<string>) => [...ids].sort();
+const sorted = (ids: Set<string> | undefined): string[] => (ids ? [...ids].sort() : []);
 
 /** The step is not over, only its span in this run: `run-ended`, so a view does not draw it done (docs/pipeline-feed.md). */
 function closedWithRun(stepName: string, facts: StepFacts | undefined): AGUIEvent {
@@ -27,82 +27,93 @@ function closedWithRun(stepName: string, facts: StepFacts | undefined): AGUIEven
 export const isTerminal = (event: AGUIEvent) => event.type === EventType.RUN_FINISHED || event.type === EventType.RUN_ERROR;
 
 export function closeSpans(): OperatorFunction<AGUIEvent, AGUIEvent> {
-  return (source) =>
-    defer(() => {
-      const reasoning = new Set<string>();
-      const reasoningMessages = new Set<string>();
-      const tools = new Set<string>();
-      const messages = new Set<string>();
-      /** Step name → the facts its STEP_STARTED carried, for the STEP_FINISHED that closes it with the run. */
-      const steps = new Map<string, StepFacts | undefined>();
+  return operatorOf((destination: Subscriber<AGUIEvent>) => new CloseSpansSubscriber(destination));
+}
 
-      const track = (event: AGUIEvent) => {
-        switch (event.type) {
-          case EventType.REASONING_START:
-            reasoning.add(event.messageId);
-            break;
-          case EventType.REASONING_END:
-            reasoning.delete(event.messageId);
-            break;
-          case EventType.REASONING_MESSAGE_START:
-            reasoningMessages.add(event.messageId);
-            break;
-          case EventType.REASONING_MESSAGE_END:
-            reasoningMessages.delete(event.messageId);
-            break;
-          case EventType.TOOL_CALL_START:
-            tools.add(event.toolCallId);
-            break;
-          case EventType.TOOL_CALL_END:
-            tools.delete(event.toolCallId);
-            break;
-          case EventType.TEXT_MESSAGE_START:
-            messages.add(event.messageId);
-            break;
-          case EventType.TEXT_MESSAGE_END:
-            messages.delete(event.messageId);
-            break;
-          case EventType.STEP_STARTED:
-            steps.set(event.stepName, stepFactsFrom(event));
-            break;
-          case EventType.STEP_FINISHED:
-            steps.delete(event.stepName);
-            break;
-          default:
-            break;
-        }
-      };
+/**
+ * What is open, kept by the stage's one subscriber, with no closures: this
+ * stage sees every event of every run, and an open stream keeps it for as
+ * long as it lasts. Each kind's set is made at its first span: most runs
+ * open text messages only.
+ */
+class CloseSpansSubscriber extends OperatorSubscriber<AGUIEvent, AGUIEvent> {
+  #reasoning: Set<string> | undefined;
+  #reasoningMessages: Set<string> | undefined;
+  #tools: Set<string> | undefined;
+  #messages: Set<string> | undefined;
+  /** Step name → the facts its STEP_STARTED carried, for the STEP_FINISHED that closes it with the run. */
+  #steps: Map<string, StepFacts | undefined> | undefined;
 
-      const closeAll = (): AGUIEvent[] => {
-        const out: AGUIEvent[] = [
-          ...sorted(reasoningMessages).map((messageId): AGUIEvent => ({ type: EventType.REASONING_MESSAGE_END, messageId })),
-          ...sorted(reasoning).map((messageId): AGUIEvent => ({ type: EventType.REASONING_END, messageId })),
-          ...sorted(tools).map((toolCallId): AGUIEvent => ({ type: EventType.TOOL_CALL_END, toolCallId })),
-          ...sorted(messages).map((messageId): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_END, messageId })),
-          ...[...steps.keys()].sort().map((stepName): AGUIEvent => closedWithRun(stepName, steps.get(stepName))),
-        ];
-        for (const open of [reasoningMessages, reasoning, tools, messages, steps]) open.clear();
-        return out;
-      };
+  constructor(destination: Subscriber<AGUIEvent>) {
+    super({ destination });
+  }
 
-      // One subscriber, not `takeWhile` before an `emitEach`: this stage sees every event of every run.
-      return new Observable<AGUIEvent>((destination) => {
-        const upstream: Subscriber<AGUIEvent> = operate<AGUIEvent, AGUIEvent>({
-          destination,
-          next: (event) => {
-            if (!isTerminal(event)) {
-              track(event);
-              destination.next(event);
-              return;
-            }
-            for (const closing of closeAll()) destination.next(closing);
-            destination.next(event);
-            // Nothing after the terminal event: the source is left, as `takeWhile` would.
-            destination.complete();
-            upstream.unsubscribe();
-          },
-        });
-        source.subscribe(upstream);
-      });
-    });
+  // One subscriber, not `takeWhile` before an `emitEach`.
+  protected override _next(event: AGUIEvent): void {
+    const destination = this.downstream;
+    try {
+      if (!isTerminal(event)) {
+        this.#track(event);
+        destination.next(event);
+        return;
+      }
+      for (const closing of this.#closeAll()) destination.next(closing);
+      destination.next(event);
+      // Nothing after the terminal event: the source is left, as `takeWhile` would.
+      destination.complete();
+      this.unsubscribe();
+    } catch (thrown) {
+      destination.error(thrown);
+    }
+  }
+
+  #track(event: AGUIEvent): void {
+    switch (event.type) {
+      case EventType.REASONING_START:
+        (this.#reasoning ??= new Set()).add(event.messageId);
+        break;
+      case EventType.REASONING_END:
+        this.#reasoning?.delete(event.messageId);
+        break;
+      case EventType.REASONING_MESSAGE_START:
+        (this.#reasoningMessages ??= new Set()).add(event.messageId);
+        break;
+      case EventType.REASONING_MESSAGE_END:
+        this.#reasoningMessages?.delete(event.messageId);
+        break;
+      case EventType.TOOL_CALL_START:
+        (this.#tools ??= new Set()).add(event.toolCallId);
+        break;
+      case EventType.TOOL_CALL_END:
+        this.#tools?.delete(event.toolCallId);
+        break;
+      case EventType.TEXT_MESSAGE_START:
+        (this.#messages ??= new Set()).add(event.messageId);
+        break;
+      case EventType.TEXT_MESSAGE_END:
+        this.#messages?.delete(event.messageId);
+        break;
+      case EventType.STEP_STARTED:
+        (this.#steps ??= new Map()).set(event.stepName, stepFactsFrom(event));
+        break;
+      case EventType.STEP_FINISHED:
+        this.#steps?.delete(event.stepName);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #closeAll(): AGUIEvent[] {
+    const steps = this.#steps;
+    const out: AGUIEvent[] = [
+      ...sorted(this.#reasoningMessages).map((messageId): AGUIEvent => ({ type: EventType.REASONING_MESSAGE_END, messageId })),
+      ...sorted(this.#reasoning).map((messageId): AGUIEvent => ({ type: EventType.REASONING_END, messageId })),
+      ...sorted(this.#tools).map((toolCallId): AGUIEvent => ({ type: EventType.TOOL_CALL_END, toolCallId })),
+      ...sorted(this.#messages).map((messageId): AGUIEvent => ({ type: EventType.TEXT_MESSAGE_END, messageId })),
+      ...(steps ? [...steps.keys()].sort().map((stepName): AGUIEvent => closedWithRun(stepName, steps.get(stepName))) : []),
+    ];
+    this.#reasoningMessages = this.#reasoning = this.#tools = this.#messages = this.#steps = undefined;
+    return out;
+  }
 }

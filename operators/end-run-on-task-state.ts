@@ -15,9 +15,9 @@
  *   -s-w-c|        → -s-w-(c E|)
  *   -s-w-|         → -s-w-(E|)
  */
-import { Observable, type OperatorFunction } from "rxjs";
+import type { OperatorFunction, Subscriber } from "rxjs";
 import { AguiError, toAguiError, type MessageParams } from "../lib/errors.js";
-import { operate } from "../lib/rx/operate.js";
+import { operate, operatorOf } from "../lib/rx/operate.js";
 import type { KernelInput, KernelSignal, TaskStateName } from "../lib/model/kernel-signal.js";
 
 const SUCCESS_STATES = new Set<TaskStateName>(["completed", "input-required"]);
@@ -44,32 +44,34 @@ export interface EndRunOptions {
 const inputIdOf = (input: KernelInput) => (typeof input.projection.inputId === "string" ? input.projection.inputId : "");
 
 export function endRunOnTaskState({ isAnswered = () => false }: EndRunOptions = {}): OperatorFunction<KernelSignal, KernelSignal> {
-  return (source) =>
-    new Observable<KernelSignal>((destination) => {
-      const end = (signal: KernelSignal) => {
-        destination.next(signal);
-        destination.complete();
-      };
-      // Once the run ended, `operate` leaves the source and reads nothing more of it, a synchronous one included.
-      source.subscribe(
-        operate({
-          destination,
-          next: (signal) => {
-            // A source may decide the end itself (a resume refused before anything was sent).
-            if (signal.kind === "run-end") return end(signal);
-            if (signal.kind === "inputs") {
-              const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
-              if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });
-              return;
-            }
-            destination.next(signal);
-            const settled = signal.kind === "task-state" ? endFor(signal.state, signal.reason) : undefined;
-            if (settled) end(settled);
-          },
-          error: (error: unknown) => end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),
-          complete: () =>
-            end({ kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }), kernelSettled: false }),
-        }),
-      );
-    });
+  return operatorOf((destination: Subscriber<KernelSignal>) => endingOnTaskState(destination, isAnswered));
+}
+
+/**
+ * Outside `endRunOnTaskState`'s `(source) => …`: the handlers live as long
+ * as the run's stream, and keep only what they use, not the stages upstream.
+ */
+function endingOnTaskState(destination: Subscriber<KernelSignal>, isAnswered: (inputId: string) => boolean): Subscriber<KernelSignal> {
+  const end = (signal: KernelSignal) => {
+    destination.next(signal);
+    destination.complete();
+  };
+  // Once the run ended, `operate` leaves the source and reads nothing more of it, a synchronous one included.
+  return operate({
+    destination,
+    next: (signal) => {
+      // A source may decide the end itself (a resume refused before anything was sent).
+      if (signal.kind === "run-end") return end(signal);
+      if (signal.kind === "inputs") {
+        const inputs = signal.inputs.filter((input) => !isAnswered(inputIdOf(input)));
+        if (inputs.length > 0) end({ kind: "run-end", error: undefined, kernelSettled: true, inputs });
+        return;
+      }
+      destination.next(signal);
+      const settled = signal.kind === "task-state" ? endFor(signal.state, signal.reason) : undefined;
+      if (settled) end(settled);
+    },
+    error: (error: unknown) => end({ kind: "run-end", error: toAguiError(error, "A2A_UNAVAILABLE"), kernelSettled: false }),
+    complete: () => end({ kind: "run-end", error: new AguiError("A2A_EXECUTION_FAILED", { state: "working" }), kernelSettled: false }),
+  });
 }

@@ -15,30 +15,34 @@
  *   engages: x   a b x c |  →  a b X C |   (operator: uppercase)
  */
 import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
-import { operate } from "../lib/rx/operate.js";
+import { operate, operatorOf } from "../lib/rx/operate.js";
 
 export function engageFrom<T>(engages: (item: T) => boolean, operator: MonoTypeOperatorFunction<T>): MonoTypeOperatorFunction<T> {
-  return (source) =>
-    new Observable<T>((destination) => {
-      /** What feeds `operator`, once engaged; per subscription, so a second subscription starts disengaged. */
-      let engaged: Subscriber<T> | undefined;
-      const upstream = operate<T, T>({
-        destination,
-        next: (item) => {
-          if (engaged === undefined) {
-            if (!engages(item)) {
-              destination.next(item);
-              return;
-            }
-            // The operator's own source is this subscriber's tail, fed directly (a Subject would add a loop per item).
-            // Chained to `destination`: the operator's subscribers leave with it.
-            operator(new Observable<T>((tail) => void (engaged = tail))).subscribe(destination);
-          }
-          engaged!.next(item);
-        },
-        error: (error: unknown) => (engaged ? engaged.error(error) : destination.error(error)),
-        complete: () => (engaged ? engaged.complete() : destination.complete()),
-      });
-      source.subscribe(upstream);
-    });
+  return operatorOf((destination: Subscriber<T>) => engagingFrom(destination, engages, operator));
+}
+
+/**
+ * Outside `engageFrom`'s `(source) => …`: the handlers live as long as the
+ * run's stream, and keep only what they use, not the stages upstream.
+ */
+function engagingFrom<T>(destination: Subscriber<T>, engages: (item: T) => boolean, operator: MonoTypeOperatorFunction<T>): Subscriber<T> {
+  /** What feeds `operator`, once engaged; per subscription, so a second subscription starts disengaged. */
+  let engaged: Subscriber<T> | undefined;
+  return operate<T, T>({
+    destination,
+    next: (item) => {
+      if (engaged === undefined) {
+        if (!engages(item)) {
+          destination.next(item);
+          return;
+        }
+        // The operator's own source is this subscriber's tail, fed directly (a Subject would add a loop per item).
+        // Chained to `destination`: the operator's subscribers leave with it.
+        operator(new Observable<T>((tail) => void (engaged = tail))).subscribe(destination);
+      }
+      engaged!.next(item);
+    },
+    error: (error: unknown) => (engaged ? engaged.error(error) : destination.error(error)),
+    complete: () => (engaged ? engaged.complete() : destination.complete()),
+  });
 }

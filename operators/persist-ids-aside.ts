@@ -17,10 +17,10 @@
  * (a task that changed), which ends the run before anything after the
  * signal is told.
  */
-import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import type { MonoTypeOperatorFunction, Subscriber } from "rxjs";
 import { toAguiError } from "../lib/errors.js";
 import type { KernelSignal, SignalOf } from "../lib/model/kernel-signal.js";
-import { operate } from "../lib/rx/operate.js";
+import { operate, operatorOf } from "../lib/rx/operate.js";
 
 type IdSignal = SignalOf<"task-bound"> | SignalOf<"session-bound">;
 type Held = { signal: KernelSignal } | { end: "complete" } | { end: "error"; error: unknown };
@@ -34,81 +34,88 @@ const failedWrite = (error: unknown): KernelSignal => ({
 });
 
 export function persistIdsAside(persist: (signal: KernelSignal) => Promise<void> | undefined): MonoTypeOperatorFunction<KernelSignal> {
-  return (source) =>
-    new Observable<KernelSignal>((destination) => {
-      /** Writes not yet committed; their signals come again, in order, as each commits. */
-      let writing = 0;
-      /** The commits in the order the writes were asked for. */
-      let inTurn: Promise<void> = Promise.resolve();
-      /** The run's end, and whatever came after it, while writes are under way. */
-      const held: Held[] = [];
-      let failed = false;
+  return operatorOf((destination: Subscriber<KernelSignal>) => persistingIdsAside(destination, persist));
+}
 
-      const fail = (error: unknown) => {
-        if (failed) return;
-        failed = true;
-        held.length = 0;
-        destination.next(failedWrite(error));
-        destination.complete();
-      };
+/**
+ * Outside `persistIdsAside`'s `(source) => …`: the handlers live as long as
+ * the run's stream, and keep only what they use, not the stages upstream.
+ */
+function persistingIdsAside(
+  destination: Subscriber<KernelSignal>,
+  persist: (signal: KernelSignal) => Promise<void> | undefined,
+): Subscriber<KernelSignal> {
+  /** Writes not yet committed; their signals come again, in order, as each commits. */
+  let writing = 0;
+  /** The commits in the order the writes were asked for. */
+  let inTurn: Promise<void> = Promise.resolve();
+  /** The run's end, and whatever came after it, while writes are under way. */
+  const held: Held[] = [];
+  let failed = false;
 
-      const release = () => {
-        while (writing === 0 && held.length > 0 && !destination.closed) {
-          const next = held.shift()!;
-          if ("signal" in next) destination.next(next.signal);
-          else if (next.end === "complete") destination.complete();
-          else destination.error(next.error);
-        }
-      };
+  const fail = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    held.length = 0;
+    destination.next(failedWrite(error));
+    destination.complete();
+  };
 
-      const writeAside = (signal: IdSignal, write: Promise<void>) => {
-        // Its failure is told in turn, below; meanwhile it is not an unhandled rejection.
-        write.catch(() => undefined);
-        writing++;
-        destination.next({ ...signal, storing: true });
-        inTurn = inTurn.then(() =>
-          write.then(
-            () => {
-              writing--;
-              if (failed || destination.closed) return;
-              destination.next(signal);
-              release();
-            },
-            (error: unknown) => {
-              if (!destination.closed) fail(error);
-            },
-          ),
-        );
-      };
+  const release = () => {
+    while (writing === 0 && held.length > 0 && !destination.closed) {
+      const next = held.shift()!;
+      if ("signal" in next) destination.next(next.signal);
+      else if (next.end === "complete") destination.complete();
+      else destination.error(next.error);
+    }
+  };
 
-      const mustHold = (signal?: KernelSignal) => held.length > 0 || (writing > 0 && (signal === undefined || signal.kind === "run-end"));
-
-      const subscriber = operate<KernelSignal, KernelSignal>({
-        destination,
-        next: (signal) => {
-          if (failed) return;
-          if (mustHold(signal)) return void held.push({ signal });
-          if (!bringsIds(signal)) return destination.next(signal);
-          let write: Promise<void> | undefined;
-          try {
-            write = persist(signal);
-          } catch (error) {
-            return fail(error);
-          }
-          if (write === undefined) destination.next(signal);
-          else writeAside(signal, write);
+  const writeAside = (signal: IdSignal, write: Promise<void>) => {
+    // Its failure is told in turn, below; meanwhile it is not an unhandled rejection.
+    write.catch(() => undefined);
+    writing++;
+    destination.next({ ...signal, storing: true });
+    inTurn = inTurn.then(() =>
+      write.then(
+        () => {
+          writing--;
+          if (failed || destination.closed) return;
+          destination.next(signal);
+          release();
         },
-        error: (error: unknown) => {
-          if (failed) return;
-          if (mustHold()) held.push({ end: "error", error });
-          else destination.error(error);
+        (error: unknown) => {
+          if (!destination.closed) fail(error);
         },
-        complete: () => {
-          if (failed) return;
-          if (mustHold()) held.push({ end: "complete" });
-          else destination.complete();
-        },
-      });
-      source.subscribe(subscriber);
-    });
+      ),
+    );
+  };
+
+  const mustHold = (signal?: KernelSignal) => held.length > 0 || (writing > 0 && (signal === undefined || signal.kind === "run-end"));
+
+  return operate<KernelSignal, KernelSignal>({
+    destination,
+    next: (signal) => {
+      if (failed) return;
+      if (mustHold(signal)) return void held.push({ signal });
+      if (!bringsIds(signal)) return destination.next(signal);
+      let write: Promise<void> | undefined;
+      try {
+        write = persist(signal);
+      } catch (error) {
+        return fail(error);
+      }
+      if (write === undefined) destination.next(signal);
+      else writeAside(signal, write);
+    },
+    error: (error: unknown) => {
+      if (failed) return;
+      if (mustHold()) held.push({ end: "error", error });
+      else destination.error(error);
+    },
+    complete: () => {
+      if (failed) return;
+      if (mustHold()) held.push({ end: "complete" });
+      else destination.complete();
+    },
+  });
 }

@@ -9,10 +9,12 @@
  *   a b  (clock 5, then 6)  →  a{timestamp 5} b{timestamp 6}
  */
 import type { AGUIEvent } from "@ag-ui/core";
-import { map, type MonoTypeOperatorFunction } from "rxjs";
+import type { MonoTypeOperatorFunction } from "rxjs";
+import { emitEach } from "./emit-each.js";
 
 export function stampTime(now: () => number): MonoTypeOperatorFunction<AGUIEvent> {
-  return map((event) => {
+  // `emitEach`, not `map`: one subscriber with no closures, which every open stream keeps while it lasts.
+  return emitEach((event: AGUIEvent): AGUIEvent => {
     if (event.timestamp !== undefined) return event;
     const timestamp = Math.trunc(now());
     if (!Object.isExtensible(event)) return { ...event, timestamp } as AGUIEvent;

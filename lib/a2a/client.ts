@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER } from "@a2a-js/sdk";
 import { context, propagation } from "@opentelemetry/api";
 import type { RequestInit } from "node-fetch";
-import { defer, from, switchMap, type MonoTypeOperatorFunction, type Observable } from "rxjs";
+import { Observable, type Subscriber } from "rxjs";
+import { operate } from "../rx/operate.js";
 import { AguiError } from "../errors.js";
 import { kernelFetch, readAnswer } from "./kernel-fetch.js";
 import {
@@ -24,7 +25,6 @@ import { largeRecordsInSlices } from "./large-records.js";
 import { parseJson, resultOf, resultOfHttp, rpcErrorOf, streamErrorOf, unavailable, type JsonRpcResult } from "./rpc-errors.js";
 import type { ReadGate } from "./body-reader.js";
 import { postSse, type SseRecord } from "./sse-stream.js";
-import { operate, operatorOf } from "../rx/operate.js";
 
 export { rpcErrorOf, type JsonRpcResult, type RpcError } from "./rpc-errors.js";
 
@@ -178,29 +178,52 @@ export class A2AClient {
   }
 
   #stream(method: string, params: unknown, { gate }: StreamOptions): Observable<JsonRpcResult> {
-    const streamIn = (dialect: A2aDialect): Observable<JsonRpcResult> => {
-      const v03 = dialect === "0.3";
-      const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
-      const resultOfRecord = resultOfRecordFor(request.id);
-      const records = postSse({
-        url: this.#url,
-        headers: this.#headers("text/event-stream", dialect),
-        body: request.text,
-        connectTimeoutMs: this.#firstByteMs,
-        maxRecordBytes: this.#maxRecordBytes,
-        maxResponseBytes: this.#maxResponseBytes,
-        gate,
-      });
-      return records.pipe(
-        largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord),
-      );
-    };
-    // defer: each subscription is its own POST, with its own request id, in the dialect the agent speaks then.
-    // A dialect known already spares the stream a switchMap, which every frame would pass through.
-    return defer(() => {
+    // Each subscription is its own POST, with its own request id, in the dialect the agent speaks then. One
+    // subscriber for the call, not defer, switchMap and tap: a run's stream keeps it for as long as it is open,
+    // and switchMap's would keep `params` (the conversation) with it.
+    return new Observable<JsonRpcResult>((subscriber) => {
+      const open = (dialect: A2aDialect) => {
+        if (subscriber.closed) return;
+        let records: Observable<JsonRpcResult>;
+        try {
+          records = this.#records(method, params, dialect, gate);
+        } catch (error) {
+          return this.#fail(subscriber, error);
+        }
+        records.subscribe(this.#notingFailure(subscriber));
+      };
+      // A dialect known already opens the stream at once, with no promise turn before the request goes out.
       const settled = this.#dialect.settled?.();
-      return settled === undefined ? from(this.#dialect.dialect()).pipe(switchMap(streamIn)) : streamIn(settled);
-    }).pipe(notingFailures((error) => this.#noteFailure(error)));
+      if (settled !== undefined) return open(settled);
+      this.#dialect.dialect().then(open, (error: unknown) => void (subscriber.closed || this.#fail(subscriber, error)));
+    });
+  }
+
+  /** The POST of one stream in `dialect`, its records read as results. */
+  #records(method: string, params: unknown, dialect: A2aDialect, gate: ReadGate | undefined): Observable<JsonRpcResult> {
+    const v03 = dialect === "0.3";
+    const request = v03 ? envelope(v03Method(method), paramsToV03(params)) : envelope(method, params);
+    const resultOfRecord = resultOfRecordFor(request.id);
+    const records = postSse({
+      url: this.#url,
+      headers: this.#headers("text/event-stream", dialect),
+      body: request.text,
+      connectTimeoutMs: this.#firstByteMs,
+      maxRecordBytes: this.#maxRecordBytes,
+      maxResponseBytes: this.#maxResponseBytes,
+      gate,
+    });
+    return records.pipe(largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord));
+  }
+
+  /** Feeds `subscriber`, and notes a failure on its way (see `#noteFailure`); made apart from the call's `params`. */
+  #notingFailure(subscriber: Subscriber<JsonRpcResult>): Subscriber<JsonRpcResult> {
+    return operate({ destination: subscriber, error: (error: unknown) => this.#fail(subscriber, error) });
+  }
+
+  #fail(subscriber: Subscriber<JsonRpcResult>, error: unknown): void {
+    this.#noteFailure(error);
+    subscriber.error(error);
   }
 
   async #call(method: string, params: unknown): Promise<JsonRpcResult> {
@@ -287,17 +310,6 @@ function envelope(method: string, params: unknown): { id: string; text: string }
 
 /** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
 /** `tap({error})` as one `operate` subscriber: an item passes with no handler call, on every frame of a stream. */
-const notingFailures = <T>(note: (error: unknown) => void): MonoTypeOperatorFunction<T> =>
-  operatorOf<T, T>((destination) =>
-    operate({
-      destination,
-      error: (error: unknown) => {
-        note(error);
-        destination.error(error);
-      },
-    }),
-  );
-
 const resultOfRecordFor =
   (requestId: string) =>
   ({ event, data }: SseRecord, frame: unknown = parseJson(data)): JsonRpcResult => {

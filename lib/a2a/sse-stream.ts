@@ -13,11 +13,11 @@
  *   a record grows past maxRecordBytes                     --a--#  (A2A_PROTOCOL_ERROR)
  *   unsubscribe                                            the request is destroyed
  */
-import { Observable } from "rxjs";
+import { Observable, type Subscriber } from "rxjs";
 import { AguiError } from "../errors.js";
 import { readRecords, type ReadGate } from "./body-reader.js";
 import type { KernelAnswer } from "./kernel-dispatch.js";
-import { kernelStream } from "./kernel-fetch.js";
+import { kernelStream, type SentStream } from "./kernel-fetch.js";
 import { unavailable } from "./rpc-errors.js";
 import { SseRecordParser, type SseRecord } from "./sse-parser.js";
 
@@ -39,24 +39,32 @@ export interface SsePost {
 
 /** Records of the stream in order; completes when the server ends the body. Each subscription is one POST. */
 export function postSse({ url, headers, body, connectTimeoutMs, maxRecordBytes, maxResponseBytes, gate }: SsePost): Observable<SseRecord> {
-  return new Observable<SseRecord>((subscriber) => {
-    const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
-    let reading: { cancel(): void } | undefined;
+  return new Observable<SseRecord>((subscriber) =>
+    readAnswer(kernelStream(url, { headers, body }, { firstByteMs: connectTimeoutMs, maxResponseBytes }), subscriber, maxRecordBytes, gate),
+  );
+}
 
-    const read = (response: KernelAnswer) => {
-      const parser = new SseRecordParser((record) => subscriber.next(record), maxRecordBytes);
-      reading = readRecords(response, parser, (cut) => (cut === undefined ? subscriber.complete() : fail(cut)), gate);
-    };
+/**
+ * Outside `postSse`, whose scope holds the request's body (the conversation,
+ * maybe megabytes) and headers: the handlers made here live as long as the
+ * stream stays open, and keep only what they use.
+ */
+function readAnswer(sent: SentStream, subscriber: Subscriber<SseRecord>, maxRecordBytes: number, gate: ReadGate | undefined) {
+  const fail = (error: unknown) => subscriber.error(error instanceof AguiError ? error : unavailable(error));
+  let reading: { cancel(): void } | undefined;
 
-    const sent = kernelStream(url, { headers, body }, { firstByteMs: connectTimeoutMs, maxResponseBytes });
-    sent.response
-      .then((response) => (subscriber.closed ? void response.destroy() : read(response)))
-      // After unsubscribing the failure is ours (the request was aborted): nobody is told.
-      .catch((error: unknown) => void (subscriber.closed || fail(error)));
+  const read = (response: KernelAnswer) => {
+    const parser = new SseRecordParser((record) => subscriber.next(record), maxRecordBytes);
+    reading = readRecords(response, parser, (cut) => (cut === undefined ? subscriber.complete() : fail(cut)), gate);
+  };
 
-    return () => {
-      sent.abort();
-      reading?.cancel();
-    };
-  });
+  sent.response
+    .then((response) => (subscriber.closed ? void response.destroy() : read(response)))
+    // After unsubscribing the failure is ours (the request was aborted): nobody is told.
+    .catch((error: unknown) => void (subscriber.closed || fail(error)));
+
+  return () => {
+    sent.abort();
+    reading?.cancel();
+  };
 }

@@ -120,7 +120,7 @@ export interface SseSinkOptions {
 /** The part of an Express response the sink uses. */
 export type SseResponse = Pick<
   Response,
-  "writeHead" | "vary" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
+  "writeHead" | "vary" | "getHeaderNames" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
 > & { socket?: Response["socket"] };
 
 /**
@@ -160,8 +160,9 @@ export function pipeToSse(
   }
   // A stream's encoding is negotiated from its Accept (`negotiateEncoding`): a cache must not give one client's
   // to another. Added to what the answer varies by already (a page's Origin), which the headers below keep.
-  res.vary("Accept");
-  res.writeHead(200, encoding.headers);
+  // With no header set before, all go in `writeHead` alone: Node then keeps no table of them for the stream's life.
+  if (res.getHeaderNames().length === 0) res.writeHead(200, { ...encoding.headers, Vary: "Accept" });
+  else res.vary("Accept").writeHead(200, encoding.headers);
   const ended = options.track?.();
   let subscription: Subscription | undefined;
   let dropped = false;

@@ -28,8 +28,9 @@ export function httpRunClient(req: Request, res: Response, gate?: FlowGate): Run
     ...(gate ? { gate } : {}),
     onClose(listener) {
       if (res.closed) return listener(res.writableFinished);
+      // `on`, not `once` (`close` comes once): a once wrapper, bound and with its own state, lives as long as the stream.
       if (closeListeners === undefined) {
-        res.once("close", () => {
+        res.on("close", () => {
           for (const each of closeListeners ?? []) each(res.writableFinished);
         });
       }

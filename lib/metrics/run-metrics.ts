@@ -4,11 +4,11 @@
  * looks at each event's type and nothing else.
  */
 import { EventType } from "@ag-ui/core";
-import { Observable, type MonoTypeOperatorFunction } from "rxjs";
+import type { MonoTypeOperatorFunction, Subscriber } from "rxjs";
 import { CANCELLED_RESULT } from "../../operators/finish-run.js";
 import { HEARTBEAT } from "../../operators/merge-heartbeat.js";
 import { isJsonObject } from "../model/json.js";
-import { operate } from "../rx/operate.js";
+import { OperatorSubscriber, operatorOf } from "../rx/operate.js";
 import type { SseItem } from "../run-pipeline.js";
 import { isGuidanceRun } from "../threads/guidance.js";
 import type { ValidRunInput } from "../model/run-input.js";
@@ -21,38 +21,60 @@ import { codeLabel, secondsSince, type RunKind, type RunOutcome, type ServiceMet
  * code, or `abandoned` when its client left before either.
  */
 export function countRun(metrics: ServiceMetrics, kind: RunKind, requestStartedAt: number): MonoTypeOperatorFunction<SseItem> {
-  // One subscriber (`operate`), not defer, tap and finalize: it sits on every open stream for as long as it lasts.
-  // A subscriber that leaves during a synchronous burst still stops the run at once.
-  return (run$) =>
-    new Observable<SseItem>((destination) => {
-      metrics.runsStarted.inc({ kind });
-      let first = true;
-      let outcome: RunOutcome = "abandoned";
-      let code: string | undefined;
-      run$.subscribe(
-        operate({
-          destination,
-          next: (item) => {
-            if (first) {
-              first = false;
-              metrics.timeToFirstEvent.observe(secondsSince(requestStartedAt));
-            }
-            if (item !== HEARTBEAT) {
-              if (item.type === EventType.RUN_FINISHED) outcome = finishedOutcome(item.outcome?.type, item.result);
-              else if (item.type === EventType.RUN_ERROR) {
-                outcome = "error";
-                code = item.code;
-              }
-            }
-            destination.next(item);
-          },
-          finalize: () => metrics.runsEnded.inc({ kind, outcome, code: outcome === "error" ? codeLabel(code) : "" }),
-        }),
-      );
-    });
+  // One subscriber, not defer, tap and finalize: it sits on every open stream for as long as it lasts.
+  return operatorOf((destination: Subscriber<SseItem>) => {
+    metrics.runsStarted.inc({ kind });
+    return new RunCounter(destination, metrics, kind, requestStartedAt);
+  });
 }
 
-/** What a run request asks for, as a label. */
+/**
+ * The run's outcome, noted as its events pass and counted once it ends. A
+ * class, with no closures, and made apart from the run's Observable: each
+ * open stream keeps it for as long as it lasts. A subscriber that leaves
+ * during a synchronous burst still stops the run at once.
+ */
+class RunCounter extends OperatorSubscriber<SseItem, SseItem> {
+  #first = true;
+  #outcome: RunOutcome = "abandoned";
+  #code: string | undefined;
+
+  constructor(
+    destination: Subscriber<SseItem>,
+    private readonly metrics: ServiceMetrics,
+    private readonly kind: RunKind,
+    private readonly requestStartedAt: number,
+  ) {
+    super({ destination });
+  }
+
+  protected override _next(item: SseItem): void {
+    try {
+      if (this.#first) {
+        this.#first = false;
+        this.metrics.timeToFirstEvent.observe(secondsSince(this.requestStartedAt));
+      }
+      if (item !== HEARTBEAT) {
+        if (item.type === EventType.RUN_FINISHED) this.#outcome = finishedOutcome(item.outcome?.type, item.result);
+        else if (item.type === EventType.RUN_ERROR) {
+          this.#outcome = "error";
+          this.#code = item.code;
+        }
+      }
+      this.downstream.next(item);
+    } catch (thrown) {
+      this.downstream.error(thrown);
+    }
+  }
+
+  override unsubscribe(): void {
+    if (this.closed) return;
+    super.unsubscribe();
+    const outcome = this.#outcome;
+    this.metrics.runsEnded.inc({ kind: this.kind, outcome, code: outcome === "error" ? codeLabel(this.#code) : "" });
+  }
+}
+
 export const runKindOf = (input: ValidRunInput): RunKind =>
   isGuidanceRun(input) ? "guidance" : input.resume === undefined ? "new" : "resume";
 

@@ -7,7 +7,7 @@
  * Observable, from its subscription until its first item (or its end, or
  * its error); anything else is passed through untimed.
  */
-import { isObservable, Observable } from "rxjs";
+import { isObservable, Observable, type Subscriber } from "rxjs";
 import { operate } from "../rx/operate.js";
 import { wrapMethods } from "../wrap-methods.js";
 import { secondsSince } from "./service-metrics.js";
@@ -35,31 +35,36 @@ export function timedMembers<T extends object>(target: T, record: TimingSink): T
 /** The stream as it was, timed from each subscription to its first item, end or error: one check per item after that. */
 function untilFirstItem<V>(source: Observable<V>, method: string, record: TimingSink): Observable<V> {
   // One subscriber (`operate`), not defer and tap: a run's kernel stream keeps it for as long as the run is open.
-  // A subscriber that leaves during a synchronous burst still stops the stream at once.
-  return new Observable<V>((destination) => {
-    const startedAt = performance.now();
-    let timing = true;
-    const done = (outcome: Outcome, answer: unknown) => {
-      if (!timing) return;
-      timing = false;
-      record(method, outcome, secondsSince(startedAt), answer);
-    };
-    source.subscribe(
-      operate<V>({
-        destination,
-        next: (item) => {
-          if (timing) done("ok", item);
-          destination.next(item);
-        },
-        error: (error: unknown) => {
-          done("error", error);
-          destination.error(error);
-        },
-        complete: () => {
-          done("ok", undefined);
-          destination.complete();
-        },
-      }),
-    );
+  return new Observable<V>((destination) => void source.subscribe(timingUntilFirstItem(destination, method, record)));
+}
+
+/**
+ * Outside `untilFirstItem`, whose scope holds `source` (the kernel call's
+ * Observables): the handlers live as long as the run's stream, and keep
+ * only what they use. A subscriber that leaves during a synchronous burst
+ * still stops the stream at once.
+ */
+function timingUntilFirstItem<V>(destination: Subscriber<V>, method: string, record: TimingSink): Subscriber<V> {
+  const startedAt = performance.now();
+  let timing = true;
+  const done = (outcome: Outcome, answer: unknown) => {
+    if (!timing) return;
+    timing = false;
+    record(method, outcome, secondsSince(startedAt), answer);
+  };
+  return operate<V>({
+    destination,
+    next: (item) => {
+      if (timing) done("ok", item);
+      destination.next(item);
+    },
+    error: (error: unknown) => {
+      done("error", error);
+      destination.error(error);
+    },
+    complete: () => {
+      done("ok", undefined);
+      destination.complete();
+    },
   });
 }

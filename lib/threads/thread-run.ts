@@ -49,6 +49,11 @@ export interface ResumePoint {
   pipelineGraph?: PipelineGraph;
 }
 
+interface IdWriting {
+  id: string;
+  written: Promise<void>;
+}
+
 export class ThreadRun {
   #state: ThreadState;
   /** Persistence in order: each change waits for the one before. */
@@ -67,9 +72,10 @@ export class ThreadRun {
   /**
    * The task and session ids being written: every frame names its task, and
    * frames go on while the first write is under way; they wait for that
-   * write rather than ask for another.
+   * write rather than ask for another. Two fields, not a Map: a Map keeps
+   * its table after its entries went, for as long as the run is open.
    */
-  readonly #idsWriting = new Map<"task" | "session", { id: string; written: Promise<void> }>();
+  readonly #idsWriting: Record<"task" | "session", IdWriting | undefined> = { task: undefined, session: undefined };
   /** The task the kernel named for this execution, written down or not (yet): what a cancel must reach. */
   #announcedTaskId: string | undefined;
 
@@ -189,7 +195,7 @@ export class ThreadRun {
       throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "contextChanged" });
     }
     if (execution.taskId === taskId) return undefined;
-    const writing = this.#idsWriting.get("task");
+    const writing = this.#idsWriting.task;
     if (writing?.id === taskId) return writing.written;
     if (execution.taskId !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
     this.#announcedTaskId = taskId;
@@ -210,9 +216,9 @@ export class ThreadRun {
   #writeId(which: "task" | "session", id: string, write: () => Promise<void>): Promise<void> {
     const written = write();
     const entry = { id, written };
-    this.#idsWriting.set(which, entry);
+    this.#idsWriting[which] = entry;
     const settled = () => {
-      if (this.#idsWriting.get(which) === entry) this.#idsWriting.delete(which);
+      if (this.#idsWriting[which] === entry) this.#idsWriting[which] = undefined;
     };
     written.then(settled, settled);
     return written;
@@ -222,7 +228,7 @@ export class ThreadRun {
   rememberSession(sessionId: string): Promise<void> | undefined {
     const known = this.#state.iacCodeSessionId;
     if (known === sessionId) return undefined;
-    const writing = this.#idsWriting.get("session");
+    const writing = this.#idsWriting.session;
     if (writing?.id === sessionId) return writing.written;
     if (known !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" });
     return this.#writeId("session", sessionId, () =>

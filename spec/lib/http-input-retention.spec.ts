@@ -60,6 +60,22 @@ function watchParsedMessages(marker: string): { parsed: () => WeakRef<object> | 
   return { parsed: () => parsedMessages, stop: () => (JSON.parse = parse) };
 }
 
+/**
+ * Watches the service's JSON.stringify until `stop`: `deref` gives the params of the first streaming call it
+ * sends the kernel (the user's message, for a new turn), while nothing else keeps them.
+ */
+function watchKernelParams(): { sent: () => WeakRef<object> | undefined; stop: () => void } {
+  let params: WeakRef<object> | undefined;
+  const stringify = JSON.stringify;
+  JSON.stringify = function observedStringify(this: unknown, ...args: Parameters<typeof stringify>) {
+    const value = args[0] as { method?: unknown; params?: unknown } | null;
+    if (typeof value?.method === "string" && /StreamingMessage|message\/stream/.test(value.method) && typeof value.params === "object")
+      params ??= new WeakRef(value.params as object);
+    return stringify.apply(JSON, args);
+  } as typeof JSON.stringify;
+  return { sent: () => params, stop: () => (JSON.stringify = stringify) };
+}
+
 const pipelineProps = { schemaVersion: 1, rosInvocationId: "ros-1", cwd: os.tmpdir(), runMode: "pipeline", pipelineName: "demo" };
 
 const sessionOf = (events: AGUIEvent[]) =>
@@ -100,6 +116,32 @@ describe("an open run's stream", () => {
     expect(watch.parsed()!.deref()).toBeUndefined();
 
     // The stream was open all along: it ends only now, when its execution is cancelled.
+    const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${sessionOf(shown).executionId}/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId: input.threadId, rosInvocationId: "ros-1" }),
+    });
+    expect(await response.json()).toMatchObject({ status: "cancelled" });
+    const events = await parseSse(await run.rest);
+    await expectValidRun(events);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "CANCELLED" });
+  });
+
+  it("keeps none of the request it sent the kernel while the kernel's stream is open", async () => {
+    const input = runInput(JSON.stringify({ deltas: 1, hold: true }));
+    const watch = watchKernelParams();
+    let run: Awaited<ReturnType<typeof openRun>>;
+    try {
+      run = await openRun(service.url, input, (raw) => raw.includes(EventType.TEXT_MESSAGE_CONTENT) && raw.includes("iac-code.session.v1"));
+    } finally {
+      watch.stop();
+    }
+    expect(watch.sent()).toBeDefined();
+
+    await collectFully();
+    expect(watch.sent()!.deref()).toBeUndefined();
+
+    const shown = await parseSse(run.raw.slice(0, run.raw.lastIndexOf("\n\n") + 2));
     const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${sessionOf(shown).executionId}/cancel`, {
       method: "POST",
       headers: { "content-type": "application/json" },

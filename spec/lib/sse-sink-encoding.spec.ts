@@ -26,6 +26,9 @@ class RecordingResponse {
   vary() {
     return this;
   }
+  getHeaderNames(): string[] {
+    return [];
+  }
   flushHeaders() {}
   write(chunk: string | Uint8Array) {
     if (this.ended) throw new Error("write after end");

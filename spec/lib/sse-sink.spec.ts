@@ -32,6 +32,9 @@ class FakeResponse {
   vary() {
     return this;
   }
+  getHeaderNames(): string[] {
+    return [];
+  }
   headersFlushed = 0;
   flushHeaders() {
     this.headersFlushed++;
