@@ -53,6 +53,13 @@ async function fsyncDirectory(dir: string, opening: Promise<FileHandle> = openDi
 const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
 
 /**
+ * Whether a sync of `dir` is queued behind the running one: a rename done
+ * now shares that queued sync, or one queued after it, and either opens
+ * the directory itself, so opening it ahead would only be closed unused.
+ */
+const syncQueued = (dir: string): boolean => directorySyncs.get(dir)?.next !== undefined;
+
+/**
  * Resolves once a sync of `dir` that began after this call has completed,
  * so every rename done before the call is durable. Callers that come while
  * a sync runs share the one queued behind it: many threads' saves at once
@@ -125,7 +132,8 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   const commit = async () => {
     // Opened beside the rename, one trip to the thread pool less before the run's write is durable: a
     // directory's fsync covers the entries it holds when it runs, whenever its handle was opened.
-    const directory = IS_WINDOWS ? undefined : openDirectory(dir);
+    // Under many saves at once, most renames share a sync already queued: theirs would be two trips for nothing.
+    const directory = IS_WINDOWS || syncQueued(dir) ? undefined : openDirectory(dir);
     // Its failure is told by the sync below; meanwhile it is not an unhandled rejection.
     directory?.catch(() => undefined);
     try {
