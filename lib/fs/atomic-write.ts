@@ -54,8 +54,8 @@ const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<
 
 /**
  * Whether a sync of `dir` is queued behind the running one: a rename done
- * now shares that queued sync, or one queued after it, and either opens
- * the directory itself, so opening it ahead would only be closed unused.
+ * now shares that queued sync, or queues one after it that opens the
+ * directory itself, so opening it ahead would only be closed unused.
  */
 const syncQueued = (dir: string): boolean => directorySyncs.get(dir)?.next !== undefined;
 
@@ -69,9 +69,9 @@ export function syncDirectory(dir: string, opening?: Promise<FileHandle>): Promi
   if (IS_WINDOWS) return Promise.resolve();
   const syncs = directorySyncs.get(dir);
   if (syncs === undefined) return startSync(dir, opening);
-  // The sync this call shares opens the directory itself.
-  if (opening) closeQuietly(opening);
-  syncs.next ??= syncs.running.catch(() => undefined).then(() => startSync(dir));
+  // The sync queued now takes this call's handle; one queued already has its own (or opens it itself).
+  if (syncs.next === undefined) syncs.next = syncs.running.catch(() => undefined).then(() => startSync(dir, opening));
+  else if (opening) closeQuietly(opening);
   return syncs.next;
 }
 
