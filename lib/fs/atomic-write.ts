@@ -53,6 +53,13 @@ async function fsyncDirectory(dir: string, opening: Promise<FileHandle> = openDi
 const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
 
 /**
+ * Whether a sync of `dir` is queued behind the running one: a rename done
+ * now shares that queued sync, or queues one after it that opens the
+ * directory itself, so opening it ahead would only be closed unused.
+ */
+const syncQueued = (dir: string): boolean => directorySyncs.get(dir)?.next !== undefined;
+
+/**
  * Resolves once a sync of `dir` that began after this call has completed,
  * so every rename done before the call is durable. Callers that come while
  * a sync runs share the one queued behind it: many threads' saves at once
@@ -62,9 +69,9 @@ export function syncDirectory(dir: string, opening?: Promise<FileHandle>): Promi
   if (IS_WINDOWS) return Promise.resolve();
   const syncs = directorySyncs.get(dir);
   if (syncs === undefined) return startSync(dir, opening);
-  // The sync this call shares opens the directory itself.
-  if (opening) closeQuietly(opening);
-  syncs.next ??= syncs.running.catch(() => undefined).then(() => startSync(dir));
+  // The sync queued now takes this call's handle; one queued already has its own (or opens it itself).
+  if (syncs.next === undefined) syncs.next = syncs.running.catch(() => undefined).then(() => startSync(dir, opening));
+  else if (opening) closeQuietly(opening);
   return syncs.next;
 }
 
@@ -125,7 +132,8 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   const commit = async () => {
     // Opened beside the rename, one trip to the thread pool less before the run's write is durable: a
     // directory's fsync covers the entries it holds when it runs, whenever its handle was opened.
-    const directory = IS_WINDOWS ? undefined : openDirectory(dir);
+    // Under many saves at once, most renames share a sync already queued: theirs would be two trips for nothing.
+    const directory = IS_WINDOWS || syncQueued(dir) ? undefined : openDirectory(dir);
     // Its failure is told by the sync below; meanwhile it is not an unhandled rejection.
     directory?.catch(() => undefined);
     try {

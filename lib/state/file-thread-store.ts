@@ -12,7 +12,7 @@ import { chmod, lstat, mkdir, opendir } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
 import { AtomicJsonFile, JsonFileError, STRAY_TEMP_AGE_MS, sweepStrayTempFiles, TempFileAhead } from "./atomic-json-adapter.js";
-import { checkSavable, documentAsState, documentText, stateAsDocument } from "./thread-state-codec.js";
+import { checkSavable, documentAsState, documentText } from "./thread-state-codec.js";
 import { threadFileStem } from "./thread-file-stem.js";
 import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
 import type { ThreadState } from "./thread-state.js";
@@ -93,7 +93,7 @@ export class FileThreadStore implements ThreadStore {
       checkSavable(state);
       file = this.#fileOrFail(state.threadId, StatePersistenceError);
       // Measured and refused where every store measures it (`thread-state-codec.ts`), on the text written.
-      text = documentText(stateAsDocument(state, path.basename(file)), path.basename(file));
+      text = documentText(state, path.basename(file));
       if (lease !== undefined) this.#checkHeld(lease, state.threadId, path.basename(file));
     } catch (error) {
       void ahead?.discard();

@@ -30,7 +30,7 @@ import { RESP_TYPES } from "redis";
 import { silentLogger, type Logger } from "../log.js";
 import { DEFAULT_LEASE_TTL_MS } from "./lease-ttl.js";
 import { threadFileStem } from "./thread-file-stem.js";
-import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText, stateAsDocument } from "./thread-state-codec.js";
+import { MAX_THREAD_STATE_BYTES, bytesAsState, checkSavable, documentText } from "./thread-state-codec.js";
 import type { ThreadState } from "./thread-state.js";
 import { keptUntilMs } from "./thread-retention.js";
 import { MAX_THREADS_SCANNED, newestFirst, summaryOf, type ThreadSummary } from "./thread-listing.js";
@@ -184,7 +184,7 @@ export class RedisThreadStore implements ThreadStore {
     checkSavable(state);
     const { threadId } = state;
     const key = this.#keyOrFail(threadId, StatePersistenceError);
-    const text = documentText(stateAsDocument(state, key), key);
+    const text = documentText(state, key);
     if (lease !== undefined && lease.threadId !== threadId)
       throw new StatePersistenceError(`thread state ${key}: refused, written under the lease of another thread`);
     // One round trip is all a write is here: there is nothing to prepare while `after` goes on.

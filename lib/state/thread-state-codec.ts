@@ -54,26 +54,24 @@ export function checkSavable(state: ThreadState): void {
 }
 
 /**
- * The document to store for `state`: projected and copied now (what the
- * caller does to `state` afterwards is not saved), and checked with the
- * schema `load` applies, so a saved state always loads. Throws
- * `StatePersistenceError`.
+ * The compact text to store for `state`: projected now (what the caller
+ * does to `state` afterwards is not saved), checked with the schema `load`
+ * applies on the document that text parses to, so a saved state always
+ * loads, and refused when a load would refuse it for its size. The text is
+ * serialised once: stringifying the parsed copy again would give the same
+ * characters. Throws `StatePersistenceError`.
  */
-export function stateAsDocument(state: ThreadState, where: string): ThreadState {
+export function documentText(state: ThreadState, where: string): string {
+  let text: string;
   let document: ThreadState;
   try {
-    document = JSON.parse(JSON.stringify(projectThreadState(state))) as ThreadState;
+    text = JSON.stringify(projectThreadState(state));
+    document = JSON.parse(text) as ThreadState;
   } catch (error) {
     throw new StatePersistenceError(`thread state ${where}: not serialisable as JSON`, { cause: error });
   }
   const problem = schemaProblem(document);
   if (problem) throw new StatePersistenceError(`thread state ${where}: refused, not a valid thread state: ${problem}`);
-  return document;
-}
-
-/** The compact text of a document, refused when a load would refuse it for its size. Throws `StatePersistenceError`. */
-export function documentText(document: ThreadState, where: string): string {
-  const text = JSON.stringify(document);
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_THREAD_STATE_BYTES)
     throw new StatePersistenceError(`thread state ${where}: would be ${bytes} bytes, larger than ${MAX_THREAD_STATE_BYTES} bytes`);

@@ -1,0 +1,77 @@
+/**
+ * Renames that come while a directory sync is queued share it and open the
+ * directory no extra time, and each commit still waits for a sync that
+ * began after its rename. The directory's open and fsync of
+ * `node:fs/promises` are wrapped, to count the opens and hold the syncs.
+ */
+import * as realFs from "node:fs/promises";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it, jest } from "@jest/globals";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "agui-dir-sync-"));
+const events: string[] = [];
+const heldSyncs: Array<() => void> = [];
+let directoryOpens = 0;
+
+jest.unstable_mockModule("node:fs/promises", () => ({
+  ...realFs,
+  default: realFs,
+  open: async (...args: Parameters<typeof realFs.open>) => {
+    const handle = await realFs.open(...args);
+    if (args[0] !== dir) return handle;
+    directoryOpens++;
+    return {
+      sync: async () => {
+        events.push("sync begins");
+        await new Promise<void>((resolve) => heldSyncs.push(resolve));
+        await handle.sync();
+        events.push("sync ends");
+      },
+      close: () => handle.close(),
+    };
+  },
+  rename: async (...args: Parameters<typeof realFs.rename>) => {
+    await realFs.rename(...args);
+    events.push(`renamed ${path.basename(String(args[1]))}`);
+  },
+}));
+const { stageFile } = await import("../../../lib/fs/atomic-write.js");
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Resolves once `check` holds, looking again after each turn of the event loop (no timer). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe("stageFile's commit: the directory sync", () => {
+  it("opens no directory for a rename that comes while a sync is queued; that rename waits for the queued sync", async () => {
+    const write = async (name: string) =>
+      (await stageFile(path.join(dir, name), `{"name":"${name}"}`, { tempName: `~tmp-${name}.tmp` })).commit();
+    const first = write("a.json");
+    await until(() => heldSyncs.length === 1);
+    const second = write("b.json");
+    await until(() => events.includes("renamed b.json"));
+    const third = write("c.json");
+    await until(() => events.includes("renamed c.json"));
+    // The first rename's, for the running sync, and the second's, for the sync it queued; the third, with a sync queued, opened nothing.
+    expect(directoryOpens).toBe(2);
+
+    let settled = 0;
+    for (const commit of [first, second, third]) void commit.then(() => settled++);
+    heldSyncs.shift()!();
+    await first;
+    await until(() => heldSyncs.length === 1);
+    // The queued sync began after both later renames, and they wait for it.
+    expect(events.slice(events.indexOf("renamed b.json"))).toEqual(["renamed b.json", "renamed c.json", "sync ends", "sync begins"]);
+    expect(settled).toBe(1);
+    heldSyncs.shift()!();
+    await Promise.all([second, third]);
+    // The queued sync used the second rename's handle: two opens in all, where each commit opening its own and the queued sync its own made four.
+    expect(directoryOpens).toBe(2);
+    for (const name of ["a.json", "b.json", "c.json"]) expect(JSON.parse(readFileSync(path.join(dir, name), "utf8"))).toEqual({ name });
+    expect(existsSync(path.join(dir, "~tmp-c.json.tmp"))).toBe(false);
+  });
+});
