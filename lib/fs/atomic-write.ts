@@ -15,10 +15,11 @@
  * sync) runs in turn. Each stage is as few trips to the thread pool as it
  * can be: a run's first event waits on them, and on a busy event loop each
  * trip waits for its turn. What only fills the page cache (the temp file's
- * mode and text) is done in place; what waits for the disk (the syncs) or
- * may cross a network (open, rename) goes to the pool.
+ * mode and text, the rename within one directory) is done in place; what
+ * waits for the disk (the syncs) or may wait on a lookup (opens) goes to the
+ * pool, the directory's open beside the temp file's write.
  */
-import { constants, fchmodSync, writeFileSync } from "node:fs";
+import { constants, fchmodSync, renameSync, writeFileSync } from "node:fs";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 
@@ -112,7 +113,20 @@ export const createTempFile = (temp: string): Promise<FileHandle> =>
 export async function stageFile(file: string, text: string, { tempName, beforeRename, created }: AtomicWriteOptions): Promise<StagedFile> {
   const dir = path.dirname(file);
   const temp = path.join(dir, tempName);
-  const handle = await (created ?? createTempFile(temp));
+  // Opened while the temp file is written and synced, so the commit's directory sync follows its rename at once.
+  // A directory's fsync covers the entries it holds when it runs, whenever its handle was opened. Under many
+  // saves at once, most renames share a sync already queued (`syncDirectory`): theirs would be two trips for nothing.
+  const directory = IS_WINDOWS || syncQueued(dir) ? undefined : openDirectory(dir);
+  // Its failure is told by the sync in `commit`; meanwhile it is not an unhandled rejection.
+  directory?.catch(() => undefined);
+  const closeDirectory = () => directory && closeQuietly(directory);
+  let handle: FileHandle;
+  try {
+    handle = await (created ?? createTempFile(temp));
+  } catch (error) {
+    closeDirectory();
+    throw error;
+  }
   // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
   const discard = () => unlink(temp).catch(() => undefined);
   try {
@@ -123,6 +137,7 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
     // The data and the size that reads need; the file's times are not worth a journal commit.
     await handle.datasync();
   } catch (error) {
+    closeDirectory();
     await handle.close().catch(() => undefined);
     await discard();
     throw error;
@@ -130,19 +145,17 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
   // The data is on disk: a failing close can lose nothing, so it is not waited for where it need not be.
   const closed = handle.close().catch(() => undefined);
   const commit = async () => {
-    // Opened beside the rename, one trip to the thread pool less before the run's write is durable: a
-    // directory's fsync covers the entries it holds when it runs, whenever its handle was opened.
-    // Under many saves at once, most renames share a sync already queued: theirs would be two trips for nothing.
-    const directory = IS_WINDOWS || syncQueued(dir) ? undefined : openDirectory(dir);
-    // Its failure is told by the sync below; meanwhile it is not an unhandled rejection.
-    directory?.catch(() => undefined);
     try {
       // Windows cannot rename an open file; elsewhere the rename need not wait for the close.
       if (IS_WINDOWS || beforeRename) await closed;
       await beforeRename?.(temp);
-      await rename(temp, file);
+      // In place, in the turn the data's sync came back in: a rename within one directory is microseconds of
+      // metadata in the page cache (the directory's sync below is what waits for the disk), where a trip to the
+      // thread pool waits for a turn of the event loop, on the way to a run's first event.
+      if (IS_WINDOWS) await rename(temp, file);
+      else renameSync(temp, file);
     } catch (error) {
-      if (directory) closeQuietly(directory);
+      closeDirectory();
       await discard();
       throw error;
     }
@@ -152,6 +165,7 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
     temp,
     commit,
     discard: async () => {
+      closeDirectory();
       await closed;
       await discard();
     },

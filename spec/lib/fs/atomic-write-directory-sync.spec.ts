@@ -5,6 +5,7 @@
  * `node:fs/promises` are wrapped, to count the opens and hold the syncs.
  */
 import * as realFs from "node:fs/promises";
+import * as realSyncFs from "node:fs";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -34,6 +35,15 @@ jest.unstable_mockModule("node:fs/promises", () => ({
   },
   rename: async (...args: Parameters<typeof realFs.rename>) => {
     await realFs.rename(...args);
+    events.push(`renamed ${path.basename(String(args[1]))}`);
+  },
+}));
+// The commit renames in place where it can (`renameSync`), else through the pool: either is seen.
+jest.unstable_mockModule("node:fs", () => ({
+  ...realSyncFs,
+  default: realSyncFs,
+  renameSync: (...args: Parameters<typeof realSyncFs.renameSync>) => {
+    realSyncFs.renameSync(...args);
     events.push(`renamed ${path.basename(String(args[1]))}`);
   },
 }));

@@ -1,0 +1,111 @@
+/**
+ * Persist before announce rests on what a save has done by the time it
+ * resolves (a run's first event waits for its admission's save): the new
+ * version complete in its temp file and that file's data synced, then the
+ * rename, then the directory synced so the rename survives a power loss. The
+ * calls that change or sync the disk are wrapped to log them in order.
+ */
+import * as realFs from "node:fs";
+import * as realFsPromises from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
+import { scratchDir, sha256, threadState, type ScratchDir } from "./thread-state-fixture.js";
+
+const steps: string[] = [];
+const name = (file: string) => path.basename(file);
+const isTemp = (file: string) => name(file).startsWith("~tmp-");
+
+/** A real handle whose syncs are logged with the name it was opened under. */
+function logged(handle: FileHandle, file: string): FileHandle {
+  return new Proxy(handle, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (key !== "datasync" && key !== "sync") return value.bind(target);
+      return async () => {
+        await (value as () => Promise<void>).call(target);
+        steps.push(`${String(key)} ${isTemp(file) ? "temp" : name(file)}`);
+      };
+    },
+  });
+}
+
+const renamed = (from: string, to: string) => {
+  // What the target is about to hold: it must be the whole new version, already on disk.
+  const text = realFs.readFileSync(from, "utf8");
+  steps.push(`rename temp → ${name(to)} (${JSON.parse(text) ? "complete" : "torn"})`);
+};
+
+jest.unstable_mockModule("node:fs/promises", () => {
+  const open = async (...args: Parameters<typeof realFsPromises.open>) => logged(await realFsPromises.open(...args), String(args[0]));
+  const rename = async (from: string, to: string) => {
+    renamed(from, to);
+    await realFsPromises.rename(from, to);
+  };
+  const wrapped = { ...realFsPromises, open, rename };
+  return { ...wrapped, default: wrapped };
+});
+jest.unstable_mockModule("node:fs", () => {
+  const renameSync = (from: string, to: string) => {
+    renamed(from, to);
+    realFs.renameSync(from, to);
+  };
+  const wrapped = { ...realFs, renameSync };
+  return { ...wrapped, default: wrapped };
+});
+const { FileThreadStore } = await import("../../../lib/state/file-thread-store.js");
+
+let scratch: ScratchDir;
+beforeAll(() => {
+  scratch = scratchDir();
+});
+afterAll(() => scratch.remove());
+beforeEach(() => {
+  steps.length = 0;
+});
+
+/** The steps of one save that touch the disk's durability, in order, and the save's end among them. */
+async function savedSteps(save: () => Promise<void>): Promise<string[]> {
+  await save();
+  steps.push("save resolved");
+  return [...steps];
+}
+
+const ORDER = (stem: string) => ["datasync temp", `rename temp → ${stem}.json (complete)`, "sync threads", "save resolved"];
+
+describe("FileThreadStore: a save is durable by the time it resolves", () => {
+  it("syncs the temp file's data, renames it, then syncs the directory, before resolving (a new thread's file)", async () => {
+    const store = new FileThreadStore({ stateDir: scratch.path });
+    const state = threadState("sync-order-new");
+    expect(await savedSteps(() => store.save(state))).toEqual(ORDER(path.basename(store.fileFor(state.threadId), ".json")));
+    expect(await store.load(state.threadId)).toEqual(state);
+  });
+
+  it("does the same when replacing a thread's file, and with its temp file created ahead (a run's admission)", async () => {
+    const store = new FileThreadStore({ stateDir: scratch.path });
+    const state = threadState("sync-order-known");
+    await store.save(state);
+    const lease = await store.tryAcquire(state.threadId);
+    const prepared = store.prepareWrite(state.threadId);
+    steps.length = 0;
+    const next = { ...state, runDigests: { ...state.runDigests, "run-2": sha256("run-2") } };
+    const stem = path.basename(store.fileFor(state.threadId), ".json");
+    expect(await savedSteps(() => store.save(next, lease, { prepared }))).toEqual(ORDER(stem));
+    expect(await store.load(state.threadId)).toEqual(next);
+    await lease?.release();
+  });
+
+  it("resolves only after the directory's sync, even while another save of the directory is syncing it", async () => {
+    const store = new FileThreadStore({ stateDir: scratch.path });
+    const [first, second] = [threadState("sync-order-a"), threadState("sync-order-b")];
+    const saves = [store.save(first), store.save(second).then(() => steps.push("second resolved"))];
+    await Promise.all(saves);
+    const lastRename = steps.map((step) => step.startsWith("rename")).lastIndexOf(true);
+    const syncAfterRename = steps.findIndex((step, at) => at > lastRename && step === "sync threads");
+    expect(syncAfterRename).toBeGreaterThan(lastRename);
+    expect(steps.indexOf("second resolved")).toBeGreaterThan(syncAfterRename);
+    expect(steps.filter((step) => step === "datasync temp")).toHaveLength(2);
+    for (const rename of steps.filter((step) => step.startsWith("rename"))) expect(rename).toMatch(/\(complete\)$/);
+  });
+});
