@@ -94,6 +94,19 @@ describe("an open run's stream", () => {
     await kernel.close();
   });
 
+  /** Cancels the open run's execution; its stream then ends, well formed, with RUN_ERROR CANCELLED. */
+  async function cancelAndExpectEnd(run: Awaited<ReturnType<typeof openRun>>, shown: AGUIEvent[], threadId: string): Promise<void> {
+    const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${sessionOf(shown).executionId}/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId, rosInvocationId: "ros-1" }),
+    });
+    expect(await response.json()).toMatchObject({ status: "cancelled" });
+    const events = await parseSse(await run.rest);
+    await expectValidRun(events);
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "CANCELLED" });
+  }
+
   it("keeps none of the conversation its input carried once RUN_STARTED went out", async () => {
     const base = runInput(JSON.stringify({ deltas: 1, hold: true }));
     const input = { ...base, messages: [...history(), ...base.messages] };
@@ -116,15 +129,7 @@ describe("an open run's stream", () => {
     expect(watch.parsed()!.deref()).toBeUndefined();
 
     // The stream was open all along: it ends only now, when its execution is cancelled.
-    const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${sessionOf(shown).executionId}/cancel`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ threadId: input.threadId, rosInvocationId: "ros-1" }),
-    });
-    expect(await response.json()).toMatchObject({ status: "cancelled" });
-    const events = await parseSse(await run.rest);
-    await expectValidRun(events);
-    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "CANCELLED" });
+    await cancelAndExpectEnd(run, shown, input.threadId);
   });
 
   it("keeps none of the request it sent the kernel while the kernel's stream is open", async () => {
@@ -141,16 +146,7 @@ describe("an open run's stream", () => {
     await collectFully();
     expect(watch.sent()!.deref()).toBeUndefined();
 
-    const shown = await parseSse(run.raw.slice(0, run.raw.lastIndexOf("\n\n") + 2));
-    const response = await fetch(`${service.url}/extensions/iac-code/v1/executions/${sessionOf(shown).executionId}/cancel`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ threadId: input.threadId, rosInvocationId: "ros-1" }),
-    });
-    expect(await response.json()).toMatchObject({ status: "cancelled" });
-    const events = await parseSse(await run.rest);
-    await expectValidRun(events);
-    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_ERROR, code: "CANCELLED" });
+    await cancelAndExpectEnd(run, await parseSse(run.raw.slice(0, run.raw.lastIndexOf("\n\n") + 2)), input.threadId);
   });
 });
 
