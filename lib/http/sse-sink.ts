@@ -120,7 +120,17 @@ export interface SseSinkOptions {
 /** The part of an Express response the sink uses. */
 export type SseResponse = Pick<
   Response,
-  "writeHead" | "vary" | "getHeaderNames" | "flushHeaders" | "write" | "end" | "destroy" | "destroyed" | "on" | "writableLength"
+  | "writeHead"
+  | "vary"
+  | "getHeaderNames"
+  | "flushHeaders"
+  | "write"
+  | "end"
+  | "destroy"
+  | "destroyed"
+  | "on"
+  | "writableLength"
+  | "writableEnded"
 > & { socket?: Response["socket"] };
 
 /**
@@ -172,8 +182,6 @@ export function pipeToSse(
   let pendingBound = 0;
   // Bytes handed to res.write: less what the response still holds, what its client has taken.
   let written = 0;
-  /** `res.end()` was called: the headers went with it. */
-  let finished = false;
   const taken = () => written - res.writableLength;
   const reportPressure = () => options.onPressure?.(res.writableLength, gate.isOpen);
 
@@ -278,7 +286,6 @@ export function pipeToSse(
     flush();
     stop();
     subscription?.unsubscribe();
-    finished = true;
     res.end();
   };
   // An SSE record with a string of a megabyte or more is written a slice at a time, the loop let go between
@@ -346,14 +353,12 @@ export function pipeToSse(
       onError(error);
       flush();
       ended?.("completed");
-      finished = true;
       if (!dropped) res.end();
     },
     complete: function onComplete() {
       if (writingLarge) return void afterLarge.push(onComplete);
       flush();
       ended?.("completed");
-      finished = true;
       if (!dropped) res.end();
     },
   });
@@ -362,7 +367,8 @@ export function pipeToSse(
   // A run's RUN_STARTED is written on the next tick (see `flush`), and the headers go in the same write: one
   // system call and one segment for both. A stream with nothing to say yet still sends its headers at once.
   process.nextTick(() => {
-    if (!dropped && !finished && written === 0) res.flushHeaders();
+    // An ended response sent its headers with its end.
+    if (!dropped && !res.writableEnded && written === 0) res.flushHeaders();
   });
   res.on("drain", () => {
     if (res.writableLength <= highWaterMark) gate.resume();

@@ -35,6 +35,9 @@ class RecordingResponse {
     this.written.push(chunk);
     return true;
   }
+  get writableEnded() {
+    return this.ended;
+  }
   end() {
     this.ended = true;
     return this;

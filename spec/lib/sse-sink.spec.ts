@@ -57,6 +57,9 @@ class FakeResponse {
   read() {
     this.take(this.writableLength);
   }
+  get writableEnded() {
+    return this.ended;
+  }
   end() {
     this.ended = true;
     return this;
