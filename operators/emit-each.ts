@@ -64,26 +64,30 @@ class EmitEachSubscriber<T, R> extends OperatorSubscriber<T, R> {
     this.#push(0, item);
   }
 
+  /**
+   * An item through the stages from `stage` on: a stage that makes one item hands it to the next in this
+   * loop, without a call of its own; only an array's items recurse, one call each.
+   */
   #push(stage: number, item: unknown): void {
-    if (stage === this.#projections.length) {
-      this.downstream.next(item as R);
-      return;
+    const projections = this.#projections;
+    const indexes = this.#indexes;
+    let out: unknown = item;
+    for (; stage < projections.length; stage++) {
+      try {
+        out = projections[stage]!(out, indexes[stage]!++);
+      } catch (error) {
+        this.downstream.error(error);
+        return;
+      }
+      if (Array.isArray(out)) {
+        // A downstream that left in the middle of one item's array (take(1), or a later stage's error) is sent
+        // nothing more, as a stage's own subscriber would be closed by then. An indexed loop: no iterator per item.
+        const items = out as readonly unknown[];
+        for (let i = 0; i < items.length && !this.closed; i++) this.#push(stage + 1, items[i]);
+        return;
+      }
     }
-    let out: unknown;
-    try {
-      out = this.#projections[stage]!(item, this.#indexes[stage]!++);
-    } catch (error) {
-      this.downstream.error(error);
-      return;
-    }
-    if (!Array.isArray(out)) {
-      this.#push(stage + 1, out);
-      return;
-    }
-    // A downstream that left in the middle of one item's array (take(1), or a later stage's error) is sent
-    // nothing more, as a stage's own subscriber would be closed by then. An indexed loop: no iterator per item.
-    const items = out as readonly unknown[];
-    for (let i = 0; i < items.length && !this.closed; i++) this.#push(stage + 1, items[i]);
+    this.downstream.next(out as R);
   }
 }
 
