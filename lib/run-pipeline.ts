@@ -203,7 +203,7 @@ export function projectToAgui(
   const messageRunId = setup.messageRunId ?? runId;
   const stage = stagesOf(ports);
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
-    "kind" in item && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
+    isSignal(item) && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
   const details: MonoTypeOperatorFunction<RunItem> = pipe(
     stage("projectReasoning", projectReasoning({ runId: messageRunId })),
     stage("projectTools", projectTools({ runId: messageRunId })),

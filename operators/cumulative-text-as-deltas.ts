@@ -33,7 +33,7 @@
  */
 import { identity, type OperatorFunction } from "rxjs";
 import { emitEachPer } from "./emit-each.js";
-import type { RunItem, SignalOf } from "../lib/model/kernel-signal.js";
+import { isSignal, type RunItem, type SignalOf } from "../lib/model/kernel-signal.js";
 import { TextHash } from "../lib/model/text-digest.js";
 
 /** What is known of a message's texts: the hash of its text so far while it may be cumulative, `"deltas"` once it is not. */
@@ -83,7 +83,7 @@ export function cumulativeTextAsDeltas({ sessionKnown = false }: { sessionKnown?
     };
 
     return (item): RunItem | RunItem[] => {
-      if (!("kind" in item)) return item;
+      if (!isSignal(item)) return item;
       if (item.kind === "session-bound") iacCodeKernel = true;
       return item.kind === "text" && !iacCodeKernel ? read(item) : item;
     };

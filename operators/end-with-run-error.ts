@@ -16,12 +16,15 @@ import { EventType } from "@ag-ui/core";
 import type { MonoTypeOperatorFunction } from "rxjs";
 import { operate, operatorOf } from "../lib/rx/operate.js";
 
-/** Items other than events (the sink's heartbeat) pass too; only events can end a run. */
-const isTerminal = (item: unknown) =>
-  typeof item === "object" &&
-  item !== null &&
-  "type" in item &&
-  (item.type === EventType.RUN_FINISHED || item.type === EventType.RUN_ERROR);
+/**
+ * Items other than events (the sink's heartbeat) pass too; only events can end a run. The type is read, not
+ * tested with `in`: this runs twice on every item, of many shapes, where a read costs about half as much.
+ */
+const isTerminal = (item: unknown) => {
+  if (typeof item !== "object" || item === null) return false;
+  const { type } = item as { type?: unknown };
+  return type === EventType.RUN_FINISHED || type === EventType.RUN_ERROR;
+};
 
 /** One subscriber rather than `tap` and `catchError`: it sits twice on every event of every run. */
 export function endWithRunError<T>(runError: (error: unknown) => T, opening: readonly T[] = []): MonoTypeOperatorFunction<T> {
