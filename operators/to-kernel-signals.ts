@@ -282,7 +282,8 @@ function signalsOfEach<T>(options: ToKernelSignalsOptions, updateOf: (frame: T) 
       const signals = signalsOf(update, resolved, told);
       let kept = 0;
       for (const signal of signals) if (isNews(signal) && !(skipInputs && signal.kind === "inputs")) signals[kept++] = signal;
-      signals.length = kept;
+      // Set only when something was left out: setting an array's length calls into the runtime, on every frame.
+      if (kept !== signals.length) signals.length = kept;
       return signals;
     };
   });
