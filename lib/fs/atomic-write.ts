@@ -14,13 +14,15 @@
  * the same file is still going, `commit` (the rename and the directory's
  * sync) runs in turn. Each stage is as few trips to the thread pool as it
  * can be: a run's first event waits on them, and on a busy event loop each
- * trip waits for its turn. What only fills the page cache (the temp file's
- * mode and text, the rename within one directory) is done in place; what
- * waits for the disk (the syncs) or may wait on a lookup (opens) goes to the
- * pool, the directory's open beside the temp file's write.
+ * trip waits for its turn and costs the process CPU. What only touches the
+ * page cache or in-memory inodes (the temp file's mode and text, its close
+ * once synced, the rename within one directory, the directory's open and
+ * close) is done in place; what waits for the disk (the syncs) or may wait
+ * on a lookup (the temp file's creation) goes to the pool. The calls are
+ * `node:fs`'s callback ones on plain descriptors: `fs.promises` makes a
+ * FileHandle per open and costs about twice the CPU per call.
  */
-import { constants, fchmodSync, renameSync, writeFileSync } from "node:fs";
-import { open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fchmodSync, fdatasync, fsync, open, openSync, rename, renameSync, unlink, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const IS_WINDOWS = process.platform === "win32";
@@ -28,25 +30,34 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-const openDirectory = (dir: string): Promise<FileHandle> => open(dir, constants.O_RDONLY);
+type Done<T> = (error: NodeJS.ErrnoException | null, value: T) => void;
 
-/** Closes a directory handle nothing waits on. */
-const closeQuietly = (handle: Promise<FileHandle>) =>
-  void handle.then(
-    (opened) => opened.close().catch(() => undefined),
-    () => undefined,
-  );
+/** A callback `fs` call as a promise. */
+export const pooled = <T = void>(call: (done: Done<T>) => void): Promise<T> =>
+  new Promise<T>((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value))));
 
-async function fsyncDirectory(dir: string, opening: Promise<FileHandle> = openDirectory(dir)): Promise<void> {
-  const handle = await opening;
+/** Closes a descriptor nothing more is read from or written to; a failure there can lose nothing. */
+export function closeQuietly(fd: number): void {
   try {
-    await handle.sync();
+    closeSync(fd);
+  } catch {
+    // Nothing to do: the descriptor is gone either way (EBADF, EIO after the data's sync).
+  }
+}
+
+/** Removes a temp file this process created; gone already is fine. */
+const unlinkQuietly = (file: string): Promise<void> => pooled((done) => unlink(file, () => done(null, undefined)));
+
+async function fsyncDirectory(dir: string): Promise<void> {
+  // A directory is opened for its sync alone: a lookup of a directory just written to, in the dentry cache.
+  const fd = openSync(dir, constants.O_RDONLY);
+  try {
+    await pooled((done) => fsync(fd, done));
   } catch (error) {
     // Some file systems cannot fsync a directory; the rename is still atomic there.
     if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
   } finally {
-    // Nothing waits on the close: the sync is what makes the renames durable.
-    void handle.close().catch(() => undefined);
+    closeQuietly(fd);
   }
 }
 
@@ -54,30 +65,21 @@ async function fsyncDirectory(dir: string, opening: Promise<FileHandle> = openDi
 const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
 
 /**
- * Whether a sync of `dir` is queued behind the running one: a rename done
- * now shares that queued sync, or queues one after it that opens the
- * directory itself, so opening it ahead would only be closed unused.
- */
-const syncQueued = (dir: string): boolean => directorySyncs.get(dir)?.next !== undefined;
-
-/**
  * Resolves once a sync of `dir` that began after this call has completed,
  * so every rename done before the call is durable. Callers that come while
  * a sync runs share the one queued behind it: many threads' saves at once
  * cost one directory sync per round, not one each.
  */
-export function syncDirectory(dir: string, opening?: Promise<FileHandle>): Promise<void> {
+export function syncDirectory(dir: string): Promise<void> {
   if (IS_WINDOWS) return Promise.resolve();
   const syncs = directorySyncs.get(dir);
-  if (syncs === undefined) return startSync(dir, opening);
-  // The sync queued now takes this call's handle; one queued already has its own (or opens it itself).
-  if (syncs.next === undefined) syncs.next = syncs.running.catch(() => undefined).then(() => startSync(dir, opening));
-  else if (opening) closeQuietly(opening);
+  if (syncs === undefined) return startSync(dir);
+  syncs.next ??= syncs.running.catch(() => undefined).then(() => startSync(dir));
   return syncs.next;
 }
 
-function startSync(dir: string, opening?: Promise<FileHandle>): Promise<void> {
-  const running = fsyncDirectory(dir, opening).finally(() => {
+function startSync(dir: string): Promise<void> {
+  const running = fsyncDirectory(dir).finally(() => {
     if (directorySyncs.get(dir)?.running === running) directorySyncs.delete(dir);
   });
   directorySyncs.set(dir, { running });
@@ -87,8 +89,8 @@ function startSync(dir: string, opening?: Promise<FileHandle>): Promise<void> {
 export interface AtomicWriteOptions {
   /** The temp file's name in the target's directory; callers pick one their readers never take for data. */
   tempName: string;
-  /** That temp file, created already (`createTempFile`) while the caller had other work to wait for. */
-  created?: Promise<FileHandle>;
+  /** That temp file's descriptor, created already (`createTempFile`) while the caller had other work to wait for. */
+  created?: Promise<number>;
   /** Tests: runs once the temp file is complete and synced, before the rename (a crash at the one moment two versions exist). */
   beforeRename?: (tempFile: string) => Promise<void>;
 }
@@ -106,70 +108,45 @@ export interface StagedFile {
  * A new temp file (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) for `stageFile` to
  * write: created ahead, its trip to the thread pool is off the write's way.
  */
-export const createTempFile = (temp: string): Promise<FileHandle> =>
-  open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
+export const createTempFile = (temp: string): Promise<number> =>
+  pooled((done) => open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600, done));
 
 /** Writes `text` to a new temp file beside `file`, mode 0600, and syncs it; nothing replaces `file` yet. */
 export async function stageFile(file: string, text: string, { tempName, beforeRename, created }: AtomicWriteOptions): Promise<StagedFile> {
   const dir = path.dirname(file);
   const temp = path.join(dir, tempName);
-  // Opened while the temp file is written and synced, so the commit's directory sync follows its rename at once.
-  // A directory's fsync covers the entries it holds when it runs, whenever its handle was opened. Under many
-  // saves at once, most renames share a sync already queued (`syncDirectory`): theirs would be two trips for nothing.
-  const directory = IS_WINDOWS || syncQueued(dir) ? undefined : openDirectory(dir);
-  // Its failure is told by the sync in `commit`; meanwhile it is not an unhandled rejection.
-  directory?.catch(() => undefined);
-  const closeDirectory = () => directory && closeQuietly(directory);
-  let handle: FileHandle;
-  try {
-    handle = await (created ?? createTempFile(temp));
-  } catch (error) {
-    closeDirectory();
-    throw error;
-  }
+  const fd = await (created ?? createTempFile(temp));
   // Only a temp file this call created is removed: after EEXIST the name belongs to someone else.
-  const discard = () => unlink(temp).catch(() => undefined);
+  const discard = () => unlinkQuietly(temp);
   try {
     // The umask can only remove bits; the chmod makes the mode exactly 0600. Both go to the page cache at once,
     // microseconds for a thread's state, where a trip to the thread pool waits for the event loop's next turn.
-    if (!IS_WINDOWS) fchmodSync(handle.fd, 0o600);
-    writeFileSync(handle.fd, text, "utf8");
+    if (!IS_WINDOWS) fchmodSync(fd, 0o600);
+    writeFileSync(fd, text, "utf8");
     // The data and the size that reads need; the file's times are not worth a journal commit.
-    await handle.datasync();
+    await pooled((done) => fdatasync(fd, done));
   } catch (error) {
-    closeDirectory();
-    await handle.close().catch(() => undefined);
+    closeQuietly(fd);
     await discard();
     throw error;
   }
-  // The data is on disk: a failing close can lose nothing, so it is not waited for where it need not be.
-  const closed = handle.close().catch(() => undefined);
+  // The data is on disk, so the close waits for nothing (and Windows cannot rename an open file).
+  closeQuietly(fd);
   const commit = async () => {
     try {
-      // Windows cannot rename an open file; elsewhere the rename need not wait for the close.
-      if (IS_WINDOWS || beforeRename) await closed;
       await beforeRename?.(temp);
       // In place, in the turn the data's sync came back in: a rename within one directory is microseconds of
       // metadata in the page cache (the directory's sync below is what waits for the disk), where a trip to the
       // thread pool waits for a turn of the event loop, on the way to a run's first event.
-      if (IS_WINDOWS) await rename(temp, file);
+      if (IS_WINDOWS) await pooled((done) => rename(temp, file, done));
       else renameSync(temp, file);
     } catch (error) {
-      closeDirectory();
       await discard();
       throw error;
     }
-    await syncDirectory(dir, directory);
+    await syncDirectory(dir);
   };
-  return {
-    temp,
-    commit,
-    discard: async () => {
-      closeDirectory();
-      await closed;
-      await discard();
-    },
-  };
+  return { temp, commit, discard };
 }
 
 /** Replaces `file` with `text`, atomically, mode 0600. */

@@ -20,6 +20,16 @@ function byCodePoint(a: string, b: string): number {
   return left.length - right.length;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Keys sorted as Python sorts them. UTF-16 order and code-point order differ
+ * only where a surrogate meets a unit above it, so keys without one (nearly
+ * all) take the plain sort, with no per-comparison arrays: every run's
+ * request is digested on the way to its first event.
+ */
+const inCodePointOrder = (keys: string[]): string[] => (keys.some((key) => SURROGATE.test(key)) ? keys.sort(byCodePoint) : keys.sort());
+
 /** The text the digest hashes; throws on what Python and JavaScript would write differently. */
 function digestText(value: unknown, where: string): string {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
@@ -35,10 +45,14 @@ function digestText(value: unknown, where: string): string {
     return `[${value.map((item, i) => (item === undefined || typeof item === "function" || typeof item === "symbol" ? "null" : digestText(item, `${where}/${i}`))).join(",")}]`;
   }
   if (typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined && typeof item !== "function" && typeof item !== "symbol")
-      .sort(([a], [b]) => byCodePoint(a, b));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${digestText(item, `${where}/${key}`)}`).join(",")}}`;
+    const record = value as Record<string, unknown>;
+    let text = "{";
+    for (const key of inCodePointOrder(Object.keys(record))) {
+      const item = record[key];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${digestText(item, `${where}/${key}`)}`;
+    }
+    return `${text}}`;
   }
   throw new TypeError(`canonicalDigest: ${typeof value} is not JSON at ${where}`);
 }

@@ -106,13 +106,17 @@ function resumeRequired(state: ThreadState, deps: Pick<AdmissionDependencies, "t
 }
 
 export async function admitRun(input: ValidRunInput, deps: AdmissionDependencies): Promise<AdmittedRun> {
-  const digest = requestDigest(input);
+  // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
+  const looking = loadThread(deps.store, input.threadId);
+  // Told by the `await` below; meanwhile (or if the digest throws) it is not an unhandled rejection.
+  looking.catch(() => undefined);
   // The run's write begins while the thread is read, leased and checked: its first event waits for that write.
   // Begun beside the first read, the two come back in one turn of the event loop.
   const prepared = deps.store.prepareWrite?.(input.threadId);
   try {
-    // A cheap look first, so a replayed request is told DUPLICATE_RUN_ID even while its run is active.
-    checkRunId(await loadThread(deps.store, input.threadId), input, digest);
+    // Made while the look is in the thread pool: off the way to the run's first event.
+    const digest = requestDigest(input);
+    checkRunId(await looking, input, digest);
     return await admitChecked(input, deps, digest, prepared);
   } catch (error) {
     // Refused: the run has no write (a save that took it over has discarded it already).

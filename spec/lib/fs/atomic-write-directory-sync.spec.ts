@@ -1,10 +1,9 @@
 /**
  * Renames that come while a directory sync is queued share it and open the
  * directory no extra time, and each commit still waits for a sync that
- * began after its rename. The directory's open and fsync of
- * `node:fs/promises` are wrapped, to count the opens and hold the syncs.
+ * began after its rename. The directory's open and fsync of `node:fs` are
+ * wrapped, to count the opens and hold the syncs.
  */
-import * as realFs from "node:fs/promises";
 import * as realSyncFs from "node:fs";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -15,38 +14,46 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "agui-dir-sync-"));
 const events: string[] = [];
 const heldSyncs: Array<() => void> = [];
 let directoryOpens = 0;
+const directoryFds = new Set<number>();
 
-jest.unstable_mockModule("node:fs/promises", () => ({
-  ...realFs,
-  default: realFs,
-  open: async (...args: Parameters<typeof realFs.open>) => {
-    const handle = await realFs.open(...args);
-    if (args[0] !== dir) return handle;
-    directoryOpens++;
-    return {
-      sync: async () => {
-        events.push("sync begins");
-        await new Promise<void>((resolve) => heldSyncs.push(resolve));
-        await handle.sync();
-        events.push("sync ends");
-      },
-      close: () => handle.close(),
-    };
-  },
-  rename: async (...args: Parameters<typeof realFs.rename>) => {
-    await realFs.rename(...args);
-    events.push(`renamed ${path.basename(String(args[1]))}`);
-  },
-}));
 // The commit renames in place where it can (`renameSync`), else through the pool: either is seen.
-jest.unstable_mockModule("node:fs", () => ({
-  ...realSyncFs,
-  default: realSyncFs,
-  renameSync: (...args: Parameters<typeof realSyncFs.renameSync>) => {
-    realSyncFs.renameSync(...args);
-    events.push(`renamed ${path.basename(String(args[1]))}`);
-  },
-}));
+jest.unstable_mockModule("node:fs", () => {
+  const wrapped = {
+    ...realSyncFs,
+    openSync: (...args: Parameters<typeof realSyncFs.openSync>) => {
+      const fd = realSyncFs.openSync(...args);
+      if (args[0] === dir) {
+        directoryOpens++;
+        directoryFds.add(fd);
+      }
+      return fd;
+    },
+    fsync: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+      if (!directoryFds.has(fd)) return realSyncFs.fsync(fd, done);
+      events.push("sync begins");
+      heldSyncs.push(() =>
+        realSyncFs.fsync(fd, (error) => {
+          events.push("sync ends");
+          done(error);
+        }),
+      );
+    },
+    closeSync: (fd: number) => {
+      directoryFds.delete(fd);
+      realSyncFs.closeSync(fd);
+    },
+    renameSync: (...args: Parameters<typeof realSyncFs.renameSync>) => {
+      realSyncFs.renameSync(...args);
+      events.push(`renamed ${path.basename(String(args[1]))}`);
+    },
+    rename: (from: string, to: string, done: (error: NodeJS.ErrnoException | null) => void) =>
+      realSyncFs.rename(from, to, (error) => {
+        if (!error) events.push(`renamed ${path.basename(to)}`);
+        done(error);
+      }),
+  };
+  return { ...wrapped, default: wrapped };
+});
 const { stageFile } = await import("../../../lib/fs/atomic-write.js");
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,8 +73,8 @@ describe("stageFile's commit: the directory sync", () => {
     await until(() => events.includes("renamed b.json"));
     const third = write("c.json");
     await until(() => events.includes("renamed c.json"));
-    // The first rename's, for the running sync, and the second's, for the sync it queued; the third, with a sync queued, opened nothing.
-    expect(directoryOpens).toBe(2);
+    // The running sync's open; the sync the second rename queued opens the directory as it begins, and the third rename shares it.
+    expect(directoryOpens).toBe(1);
 
     let settled = 0;
     for (const commit of [first, second, third]) void commit.then(() => settled++);
@@ -79,7 +86,7 @@ describe("stageFile's commit: the directory sync", () => {
     expect(settled).toBe(1);
     heldSyncs.shift()!();
     await Promise.all([second, third]);
-    // The queued sync used the second rename's handle: two opens in all, where each commit opening its own and the queued sync its own made four.
+    // One open per sync: two in all for three renames, where each commit opening its own made three.
     expect(directoryOpens).toBe(2);
     for (const name of ["a.json", "b.json", "c.json"]) expect(JSON.parse(readFileSync(path.join(dir, name), "utf8"))).toEqual({ name });
     expect(existsSync(path.join(dir, "~tmp-c.json.tmp"))).toBe(false);

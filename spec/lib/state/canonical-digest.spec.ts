@@ -32,6 +32,11 @@ describe("canonicalDigest", () => {
     expect(canonicalDigest({ "😀": 1, "～": 2 })).toBe(sha256OfText('{"～":2,"😀":1}'));
   });
 
+  it("orders by code point only the objects whose keys hold a surrogate, and the rest as plainly sorted, at every depth", () => {
+    const value = { "～": { b: 1, "😀": { "\uE000": 1, é: 2, a: 3 }, A: 4 }, "😀": 5, z: 6, "": 7 };
+    expect(canonicalDigest(value)).toBe(sha256OfText('{"":7,"z":6,"～":{"A":4,"b":1,"😀":{"a":3,"é":2,"\uE000":1}},"😀":5}'));
+  });
+
   it("leaves out undefined properties like JSON does, and refuses non-finite numbers", () => {
     expect(canonicalDigest({ a: 1, b: undefined })).toBe(sha256OfText('{"a":1}'));
     expect(() => canonicalDigest({ a: Number.NaN })).toThrow(TypeError);

@@ -6,8 +6,6 @@
  * calls that change or sync the disk are wrapped to log them in order.
  */
 import * as realFs from "node:fs";
-import * as realFsPromises from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@jest/globals";
 import { scratchDir, sha256, threadState, type ScratchDir } from "./thread-state-fixture.js";
@@ -15,21 +13,17 @@ import { scratchDir, sha256, threadState, type ScratchDir } from "./thread-state
 const steps: string[] = [];
 const name = (file: string) => path.basename(file);
 const isTemp = (file: string) => name(file).startsWith("~tmp-");
+/** What each open descriptor was opened as, for the log of its syncs. */
+const opened = new Map<number, string>();
+const opening = (file: string, fd: number) => opened.set(fd, isTemp(file) ? "temp" : name(file));
 
-/** A real handle whose syncs are logged with the name it was opened under. */
-function logged(handle: FileHandle, file: string): FileHandle {
-  return new Proxy(handle, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown;
-      if (typeof value !== "function") return value;
-      if (key !== "datasync" && key !== "sync") return value.bind(target);
-      return async () => {
-        await (value as () => Promise<void>).call(target);
-        steps.push(`${String(key)} ${isTemp(file) ? "temp" : name(file)}`);
-      };
-    },
+type Done = (error: NodeJS.ErrnoException | null) => void;
+/** A real sync of `fd`, logged with the name it was opened under once it is done. */
+const logged = (sync: "datasync" | "sync", call: (fd: number, done: Done) => void) => (fd: number, done: Done) =>
+  call(fd, (error) => {
+    if (!error) steps.push(`${sync} ${opened.get(fd) ?? "?"}`);
+    done(error);
   });
-}
 
 const renamed = (from: string, to: string) => {
   // What the target is about to hold: it must be the whole new version, already on disk.
@@ -37,21 +31,30 @@ const renamed = (from: string, to: string) => {
   steps.push(`rename temp → ${name(to)} (${JSON.parse(text) ? "complete" : "torn"})`);
 };
 
-jest.unstable_mockModule("node:fs/promises", () => {
-  const open = async (...args: Parameters<typeof realFsPromises.open>) => logged(await realFsPromises.open(...args), String(args[0]));
-  const rename = async (from: string, to: string) => {
-    renamed(from, to);
-    await realFsPromises.rename(from, to);
-  };
-  const wrapped = { ...realFsPromises, open, rename };
-  return { ...wrapped, default: wrapped };
-});
 jest.unstable_mockModule("node:fs", () => {
-  const renameSync = (from: string, to: string) => {
-    renamed(from, to);
-    realFs.renameSync(from, to);
+  const wrapped = {
+    ...realFs,
+    open: (file: string, flags: number, mode: number, done: (error: NodeJS.ErrnoException | null, fd: number) => void) =>
+      realFs.open(file, flags, mode, (error, fd) => {
+        if (!error) opening(file, fd);
+        done(error, fd);
+      }),
+    openSync: (file: string, flags: number) => {
+      const fd = realFs.openSync(file, flags);
+      opening(file, fd);
+      return fd;
+    },
+    fdatasync: logged("datasync", realFs.fdatasync),
+    fsync: logged("sync", realFs.fsync),
+    rename: (from: string, to: string, done: Done) => {
+      renamed(from, to);
+      realFs.rename(from, to, done);
+    },
+    renameSync: (from: string, to: string) => {
+      renamed(from, to);
+      realFs.renameSync(from, to);
+    },
   };
-  const wrapped = { ...realFs, renameSync };
   return { ...wrapped, default: wrapped };
 });
 const { FileThreadStore } = await import("../../../lib/state/file-thread-store.js");
