@@ -1,0 +1,61 @@
+/**
+ * The sink replaces the header block Node keeps on a stream's response
+ * with an equal flat copy (see `flattenHeaderBlock` in `sse-sink.ts`): the
+ * response must still say it sent its headers, and send exactly the block
+ * it built, on a real Node response.
+ */
+import http from "node:http";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "@jest/globals";
+import { Subject } from "rxjs";
+import { EventType } from "@ag-ui/core";
+import { pipeToSse } from "../../lib/http/sse-sink.js";
+import type { SseItem } from "../../lib/run-pipeline.js";
+
+let server: http.Server | undefined;
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+/** The raw bytes of one GET's answer, read until `until` shows in them. */
+function readRaw(port: number, until: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+    let seen = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => {
+      seen += chunk;
+      if (seen.includes(until)) {
+        socket.destroy();
+        resolve(seen);
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
+describe("pipeToSse's header block", () => {
+  it("is kept as the very text it sent, and the response still counts its headers as sent", async () => {
+    const events = new Subject<SseItem>();
+    const kept: { header?: unknown; headersSent?: boolean } = {};
+    server = http.createServer((_req, res) => {
+      pipeToSse(events, res, () => {});
+      kept.header = (res as unknown as { _header?: unknown })._header;
+      events.next({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
+      setImmediate(() => (kept.headersSent = res.headersSent));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+    const raw = await readRaw((server.address() as AddressInfo).port, "RUN_STARTED");
+    const sentBlock = raw.slice(0, raw.indexOf("\r\n\r\n") + 4);
+    expect(sentBlock).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(sentBlock).toContain("Vary: Accept\r\n");
+    expect(kept.header).toBe(sentBlock);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(kept.headersSent).toBe(true);
+    events.complete();
+  });
+});
