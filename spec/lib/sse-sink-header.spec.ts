@@ -2,12 +2,13 @@
  * The sink replaces the header block Node keeps on a stream's response
  * with an equal flat copy (see `flattenHeaderBlock` in `sse-sink.ts`): the
  * response must still say it sent its headers, and send exactly the block
- * it built, on a real Node response.
+ * it built, on a real (Express) response.
  */
-import http from "node:http";
+import type http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "@jest/globals";
+import express from "express";
 import { Subject } from "rxjs";
 import { EventType } from "@ag-ui/core";
 import { pipeToSse } from "../../lib/http/sse-sink.js";
@@ -42,14 +43,17 @@ describe("pipeToSse's header block", () => {
   it("is kept as the very text it sent, and the response still counts its headers as sent", async () => {
     const events = new Subject<SseItem>();
     const kept: { header?: unknown; headersSent?: boolean } = {};
-    server = http.createServer((_req, res) => {
+    const app = express();
+    app.get("/", (_req, res) => {
       pipeToSse(events, res, () => {});
       kept.header = (res as unknown as { _header?: unknown })._header;
       events.next({ type: EventType.RUN_STARTED, threadId: "t", runId: "r" });
       setImmediate(() => (kept.headersSent = res.headersSent));
     });
-    await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-    const raw = await readRaw((server.address() as AddressInfo).port, "RUN_STARTED");
+    const listening = app.listen(0, "127.0.0.1");
+    server = listening;
+    await new Promise((resolve) => listening.once("listening", resolve));
+    const raw = await readRaw((listening.address() as AddressInfo).port, "RUN_STARTED");
     const sentBlock = raw.slice(0, raw.indexOf("\r\n\r\n") + 4);
     expect(sentBlock).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(sentBlock).toContain("Vary: Accept\r\n");
