@@ -104,7 +104,7 @@ function awaitStream({ firstByteMs, maxResponseBytes }: StreamLimits) {
       answer.destroy();
       return onFailure(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
     }
-    if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
+    if (status >= 200 && status < 300 && answer.contentType?.startsWith("text/event-stream")) {
       stopFirstByte();
       return resolve(answer);
     }
