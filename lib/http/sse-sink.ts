@@ -224,8 +224,21 @@ export function pipeToSse(
     return took;
   };
   const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
-  const watchForStall = () => {
+  // Node corks a chunked response's socket for each write until the end of the tick, so a write's bytes show as
+  // unsent until then, though the socket takes them at once from a client that keeps up. Such bytes are looked at
+  // again a tick later, and a timer is armed only if they still wait: one a write, each living a second, outlived
+  // the young generation's collections and died in the old one (every stream's heartbeats made one each).
+  let watchDue = false;
+  const watchForStall = (aTickLater = false) => {
     if (stallTimer !== undefined) return;
+    if (aTickLater) {
+      watchDue = false;
+      if (dropped || res.writableLength === 0) return;
+    } else if (watchDue) return;
+    else if (res.socket?.writableCorked) {
+      watchDue = true;
+      return void process.nextTick(watchForStall, true);
+    }
     progressAt = Date.now();
     takenAtProgress = taken();
     queuedAtLastCheck = queuedInHandle(res);
