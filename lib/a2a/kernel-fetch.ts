@@ -89,8 +89,13 @@ function awaitStream({ firstByteMs, maxResponseBytes }: StreamLimits) {
     resolve = resolved;
     reject = rejected;
   });
-  const onFailure = (error: unknown) => {
+  // The timer is let go once cleared: the stream's `abort` keeps this scope for as long as the stream is open.
+  const stopFirstByte = () => {
     clearTimeout(firstByte);
+    firstByte = undefined;
+  };
+  const onFailure = (error: unknown) => {
+    stopFirstByte();
     reject(error);
   };
   const onAnswer = (answer: KernelAnswer) => {
@@ -99,8 +104,8 @@ function awaitStream({ firstByteMs, maxResponseBytes }: StreamLimits) {
       answer.destroy();
       return onFailure(unavailable(new Error(`the kernel answered HTTP ${status}; redirects are never followed`), status));
     }
-    if (status >= 200 && status < 300 && answer.headers["content-type"]?.startsWith("text/event-stream")) {
-      clearTimeout(firstByte);
+    if (status >= 200 && status < 300 && answer.contentType?.startsWith("text/event-stream")) {
+      stopFirstByte();
       return resolve(answer);
     }
     readText(answer, maxResponseBytes)
@@ -116,7 +121,7 @@ function awaitStream({ firstByteMs, maxResponseBytes }: StreamLimits) {
     return {
       response,
       abort: () => {
-        clearTimeout(firstByte);
+        stopFirstByte();
         abort();
       },
     };
