@@ -71,6 +71,8 @@ export const PROTOBUF_ENCODING: EventEncoding = {
  */
 export function negotiateEncoding(req: Pick<Request, "get" | "accepts">): EventEncoding {
   const accept = req.get("accept");
+  // What AG-UI's HttpAgent and EventSource send, and what a client without preferences sends: nothing to weigh.
+  if (accept === undefined || accept === SSE_MEDIA_TYPE) return SSE_ENCODING;
   const protobufAcceptable = new EventEncoder({ accept }).getContentType() === AGUI_MEDIA_TYPE;
   return protobufAcceptable && req.accepts([SSE_MEDIA_TYPE, AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE ? PROTOBUF_ENCODING : SSE_ENCODING;
 }
