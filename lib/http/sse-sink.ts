@@ -173,10 +173,6 @@ export function pipeToSse(
   onError: (error: unknown) => void,
   options: SseSinkOptions = {},
 ): void {
-  const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
-  const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-  const gate = options.gate ?? new FlowGate();
-  const encoding = options.encoding ?? SSE_ENCODING;
   // Its 'close' has come and gone: the run starts and is left at once, as on any disconnect.
   if (res.destroyed) {
     items$.subscribe({ error: onError }).unsubscribe();
@@ -185,227 +181,302 @@ export function pipeToSse(
   // A stream's encoding is negotiated from its Accept (`negotiateEncoding`): a cache must not give one client's
   // to another. Added to what the answer varies by already (a page's Origin), which the headers below keep.
   // With no header set before, all go in `writeHead` alone: Node then keeps no table of them for the stream's life.
+  const encoding = options.encoding ?? SSE_ENCODING;
   if (res.getHeaderNames().length === 0) res.writeHead(200, { ...encoding.headers, Vary: "Accept" });
   else res.vary("Accept").writeHead(200, encoding.headers);
   flattenHeaderBlock(res);
-  const ended = options.track?.();
-  let subscription: Subscription | undefined;
-  let dropped = false;
+  new SseStream(items$, res, onError, options, encoding);
+}
+
+const flushStream = (stream: SseStream) => stream.flush();
+const checkStreamStall = (stream: SseStream) => stream.checkStall();
+const watchStreamAfterCork = (stream: SseStream) => stream.watchForStall(true);
+const sendHeadersIfSilent = (stream: SseStream) => stream.sendHeadersIfSilent();
+
+/**
+ * One open stream's state and its ways of writing. One object with methods, not a scope of closures: a stream
+ * that waits for its run holds this object and its fields, where some fifteen closures and their shared
+ * context held about 1.2 KiB more of each idle stream's heap (`idle` bench). Timers and ticks get module-level
+ * functions with the stream as their argument for the same reason. The stream is its own observer of the items (rxjs calls
+ * `next`, `error` and `complete` as its methods).
+ */
+class SseStream {
+  private readonly highWaterMark: number;
+  private readonly stallMs: number;
+  private readonly checkEveryMs: number;
+  private readonly gate: FlowGate;
+  private readonly onSlowClient: SseSinkOptions["onSlowClient"];
+  private readonly onPressure: SseSinkOptions["onPressure"];
+  private readonly ended: ReturnType<NonNullable<SseSinkOptions["track"]>> | undefined;
+  private subscription: Subscription | undefined = undefined;
+  private dropped = false;
   // The records of this tick, written as one chunk on the next (or once they reach FLUSH_AT_BYTES):
   // one kernel chunk often yields many events, and each write of a chunked response has its own framing.
-  let pending: Array<string | Uint8Array> = [];
-  let pendingBound = 0;
+  private pending: Array<string | Uint8Array> = [];
+  private pendingBound = 0;
   // Bytes handed to res.write: less what the response still holds, what its client has taken.
-  let written = 0;
-  const taken = () => written - res.writableLength;
-  const reportPressure = () => options.onPressure?.(res.writableLength, gate.isOpen);
-
+  private written = 0;
   // While bytes wait, the response is looked at now and then; a client that took none for stallMs is dropped.
-  let stallTimer: ReturnType<typeof setTimeout> | undefined;
-  let progressAt = 0;
-  let takenAtProgress = 0;
-  let queuedAtLastCheck = 0;
+  private stallTimer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private progressAt = 0;
+  private takenAtProgress = 0;
+  private queuedAtLastCheck = 0;
   // The connection's name in the system's tables, once: what the system took shows there first (`system-send-queue.ts`).
-  let connection: string | undefined | null = null;
-  const inSystem = () => {
-    if (connection === null) connection = res.socket ? connectionKey(res.socket) : undefined;
-    return connection === undefined ? undefined : systemSendQueue(connection);
-  };
-  let inSystemAtLastCheck: number | undefined;
+  private connection: string | undefined | null = null;
+  private inSystemAtLastCheck: number | undefined = undefined;
+  private watchDue = false;
+  // An SSE record with a string of a megabyte or more is written a slice at a time (see `writeInSlices`);
+  // what comes after it waits here its turn, made only when needed.
+  private writingLarge = false;
+  private afterLarge: Array<() => void> | undefined = undefined;
+
+  constructor(
+    items$: Observable<SseItem>,
+    private readonly res: SseResponse,
+    private readonly onError: (error: unknown) => void,
+    options: SseSinkOptions,
+    private readonly encoding: EventEncoding,
+  ) {
+    this.highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK;
+    this.stallMs = options.stallMs ?? DEFAULT_STALL_MS;
+    this.checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(this.stallMs / 4)));
+    this.gate = options.gate ?? new FlowGate();
+    this.onSlowClient = options.onSlowClient;
+    this.onPressure = options.onPressure;
+    this.ended = options.track?.();
+    const subscription = items$.subscribe(this);
+    this.subscription = subscription;
+    // The run ended while it was still subscribing (an encoding failure in a synchronous burst).
+    if (this.dropped) subscription.unsubscribe();
+    // A run's RUN_STARTED is written on the next tick (see `flush`), and the headers go in the same write: one
+    // system call and one segment for both. A stream with nothing to say yet still sends its headers at once.
+    process.nextTick(sendHeadersIfSilent, this);
+    res.on("drain", () => this.onDrain());
+    res.on("close", () => this.onClose());
+  }
+
+  sendHeadersIfSilent(): void {
+    // An ended response sent its headers with its end.
+    if (!this.dropped && !this.res.writableEnded && this.written === 0) this.res.flushHeaders();
+  }
+
+  next(item: SseItem): void {
+    if (this.dropped) return;
+    if (this.writingLarge) return void this.waitForLarge(() => this.next(item));
+    const encoding = this.encoding;
+    if (item !== HEARTBEAT && encoding === SSE_ENCODING && carriesLargeString(item)) return this.writeInSlices(item);
+    let record: string | Uint8Array;
+    if (item === HEARTBEAT) {
+      if (encoding.heartbeat === undefined) return;
+      record = encoding.heartbeat;
+    } else {
+      try {
+        record = encoding.encode(item);
+      } catch (error) {
+        return this.failEncoding(error);
+      }
+    }
+    if (this.pending.length === 0) process.nextTick(flushStream, this);
+    this.pending.push(record);
+    this.pendingBound += sizeBound(record);
+    if (this.pendingBound >= FLUSH_AT_BYTES) this.flush();
+  }
+
+  error(error: unknown): void {
+    if (this.writingLarge) return void this.waitForLarge(() => this.error(error));
+    // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
+    this.onError(error);
+    this.flush();
+    this.ended?.("completed");
+    if (!this.dropped) this.res.end();
+  }
+
+  complete(): void {
+    if (this.writingLarge) return void this.waitForLarge(() => this.complete());
+    this.flush();
+    this.ended?.("completed");
+    if (!this.dropped) this.res.end();
+  }
+
+  flush(): void {
+    if (this.dropped || this.pending.length === 0) return;
+    const chunk = joinRecords(this.pending);
+    this.pending = [];
+    this.pendingBound = 0;
+    this.written += byteLength(chunk);
+    this.res.write(chunk);
+    const unsent = this.res.writableLength;
+    if (unsent > this.highWaterMark) this.gate.pause();
+    if (unsent > 0) this.watchForStall();
+    this.reportPressure();
+  }
+
+  private onDrain(): void {
+    if (this.res.writableLength <= this.highWaterMark) this.gate.resume();
+    this.reportPressure();
+  }
+
+  private onClose(): void {
+    // After an end told above, this one is not told again: a stream still going when its connection closed lost its client.
+    this.ended?.("left");
+    this.stop();
+    this.subscription!.unsubscribe();
+  }
+
+  private taken(): number {
+    return this.written - this.res.writableLength;
+  }
+
+  private reportPressure(): void {
+    this.onPressure?.(this.res.writableLength, this.gate.isOpen);
+  }
+
+  private inSystem(): number | undefined {
+    if (this.connection === null) this.connection = this.res.socket ? connectionKey(this.res.socket) : undefined;
+    return this.connection === undefined ? undefined : systemSendQueue(this.connection);
+  }
+
   /**
    * The client's system acknowledged more than was written since the last check that asked: a slow reader,
    * reading, below what wakes the socket. Asked only when nothing else showed progress, since a reading is a
    * parse of every connection of the host: a client that keeps up never costs one.
    */
-  const systemTook = () => {
-    const unacknowledged = inSystem();
-    const took = unacknowledged !== undefined && inSystemAtLastCheck !== undefined && unacknowledged < inSystemAtLastCheck;
-    inSystemAtLastCheck = unacknowledged;
+  private systemTook(): boolean {
+    const unacknowledged = this.inSystem();
+    const took = unacknowledged !== undefined && this.inSystemAtLastCheck !== undefined && unacknowledged < this.inSystemAtLastCheck;
+    this.inSystemAtLastCheck = unacknowledged;
     return took;
-  };
-  const checkEveryMs = Math.max(1, Math.min(STALL_CHECK_MS, Math.floor(stallMs / 4)));
-  // Node corks a chunked response's socket for each write until the end of the tick, so a write's bytes show as
-  // unsent until then, though the socket takes them at once from a client that keeps up. Such bytes are looked at
-  // again a tick later, and a timer is armed only if they still wait: one a write, each living a second, outlived
-  // the young generation's collections and died in the old one (every stream's heartbeats made one each).
-  let watchDue = false;
-  const watchForStall = (aTickLater = false) => {
-    if (stallTimer !== undefined) return;
+  }
+
+  /**
+   * Node corks a chunked response's socket for each write until the end of the tick, so a write's bytes show as
+   * unsent until then, though the socket takes them at once from a client that keeps up. Such bytes are looked at
+   * again a tick later, and a timer is armed only if they still wait: one a write, each living a second, outlived
+   * the young generation's collections and died in the old one (every stream's heartbeats made one each).
+   */
+  watchForStall(aTickLater = false): void {
+    if (this.stallTimer !== undefined) return;
     if (aTickLater) {
-      watchDue = false;
-      if (dropped || res.writableLength === 0) return;
-    } else if (watchDue) return;
-    else if (res.socket?.writableCorked) {
-      watchDue = true;
-      return void process.nextTick(watchForStall, true);
+      this.watchDue = false;
+      if (this.dropped || this.res.writableLength === 0) return;
+    } else if (this.watchDue) return;
+    else if (this.res.socket?.writableCorked) {
+      this.watchDue = true;
+      return void process.nextTick(watchStreamAfterCork, this);
     }
-    progressAt = Date.now();
-    takenAtProgress = taken();
-    queuedAtLastCheck = queuedInHandle(res);
-    inSystemAtLastCheck = undefined;
-    armStallCheck();
-  };
-  // Unref'd: watching a client must not keep the process alive.
-  const armStallCheck = () => (stallTimer = setTimeout(checkStall, checkEveryMs)).unref();
-  const checkStall = () => {
-    stallTimer = undefined;
-    if (dropped) return;
-    const unsent = res.writableLength;
+    this.progressAt = Date.now();
+    this.takenAtProgress = this.taken();
+    this.queuedAtLastCheck = queuedInHandle(this.res);
+    this.inSystemAtLastCheck = undefined;
+    this.armStallCheck();
+  }
+
+  private armStallCheck(): void {
+    // Unref'd: watching a client must not keep the process alive.
+    this.stallTimer = setTimeout(checkStreamStall, this.checkEveryMs, this).unref();
+  }
+
+  checkStall(): void {
+    this.stallTimer = undefined;
+    if (this.dropped) return;
+    const unsent = this.res.writableLength;
     // 'drain' opens the gate; this covers a response that never asked for one.
-    if (unsent <= highWaterMark && !gate.isOpen) {
-      gate.resume();
-      reportPressure();
+    if (unsent <= this.highWaterMark && !this.gate.isOpen) {
+      this.gate.resume();
+      this.reportPressure();
     }
     if (unsent === 0) return;
     // A write finished, or the system took more of the one in progress (its queue only grows by a new write,
     // which needs the one before it finished).
-    const queued = queuedInHandle(res);
-    const tookPart = queued < queuedAtLastCheck;
-    queuedAtLastCheck = queued;
-    if (taken() > takenAtProgress || tookPart) {
-      takenAtProgress = taken();
-      progressAt = Date.now();
+    const queued = queuedInHandle(this.res);
+    const tookPart = queued < this.queuedAtLastCheck;
+    this.queuedAtLastCheck = queued;
+    if (this.taken() > this.takenAtProgress || tookPart) {
+      this.takenAtProgress = this.taken();
+      this.progressAt = Date.now();
       // What the system held before this progress says nothing of the next check.
-      inSystemAtLastCheck = undefined;
-    } else if (systemTook()) {
-      progressAt = Date.now();
-    } else if (Date.now() - progressAt >= stallMs) {
-      return dropStalledClient(unsent);
+      this.inSystemAtLastCheck = undefined;
+    } else if (this.systemTook()) {
+      this.progressAt = Date.now();
+    } else if (Date.now() - this.progressAt >= this.stallMs) {
+      return this.dropStalledClient(unsent);
     }
-    armStallCheck();
-  };
+    this.armStallCheck();
+  }
 
-  const flush = () => {
-    if (dropped || pending.length === 0) return;
-    const chunk = joinRecords(pending);
-    pending = [];
-    pendingBound = 0;
-    written += byteLength(chunk);
-    res.write(chunk);
-    const unsent = res.writableLength;
-    if (unsent > highWaterMark) gate.pause();
-    if (unsent > 0) watchForStall();
-    reportPressure();
-  };
-  const stop = () => {
-    dropped = true;
-    pending = [];
-    pendingBound = 0;
-    clearTimeout(stallTimer);
-    stallTimer = undefined;
+  private stop(): void {
+    this.dropped = true;
+    this.pending = [];
+    this.pendingBound = 0;
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
     // Nothing may wait at the gate of a stream that is over.
-    gate.resume();
-  };
-  const dropStalledClient = (unsent: number) => {
-    ended?.("stalled");
-    stop();
-    options.onSlowClient?.(unsent);
+    this.gate.resume();
+  }
+
+  private dropStalledClient(unsent: number): void {
+    this.ended?.("stalled");
+    this.stop();
+    this.onSlowClient?.(unsent);
     // Unsubscribing first: the run sees a client that left, before any other event of this connection.
-    subscription?.unsubscribe();
-    res.destroy();
-  };
+    this.subscription?.unsubscribe();
+    this.res.destroy();
+  }
+
   // An item JSON.stringify refuses (a bug upstream: kernel answers are depth-checked as they are read) must not
   // throw out of the sink, where rxjs would make it an uncaught exception: the run ends with RUN_ERROR after what
   // was sent, and is unsubscribed as if its client had left, which cancels its task.
-  const failEncoding = (error: unknown) => {
-    ended?.("completed");
-    onError(error);
-    pending.push(encodingFailedRecord(encoding));
-    flush();
-    stop();
-    subscription?.unsubscribe();
-    res.end();
-  };
+  private failEncoding(error: unknown): void {
+    this.ended?.("completed");
+    this.onError(error);
+    this.pending.push(encodingFailedRecord(this.encoding));
+    this.flush();
+    this.stop();
+    this.subscription?.unsubscribe();
+    this.res.end();
+  }
+
+  private waitForLarge(then: () => void): void {
+    (this.afterLarge ??= []).push(then);
+  }
+
   // An SSE record with a string of a megabyte or more is written a slice at a time, the loop let go between
   // slices: one JSON.stringify of a 15 MiB tool result held every stream of the process for tens of
   // milliseconds. What comes after it waits its turn, and the kernel's reads wait on the gate.
-  let writingLarge = false;
-  const afterLarge: Array<() => void> = [];
-  const writeInSlices = (event: AGUIEvent) => {
+  private writeInSlices(event: AGUIEvent): void {
     let pieces: Generator<string, void, undefined>;
     let first: IteratorResult<string, void>;
     try {
       pieces = jsonPieces(event);
       first = pieces.next();
     } catch (error) {
-      return failEncoding(error);
+      return this.failEncoding(error);
     }
-    flush();
-    writingLarge = true;
-    const send = (piece: string) => {
-      written += Buffer.byteLength(piece);
-      res.write(piece);
-    };
-    const slices = async () => {
-      send("data: ");
-      for (let piece = first; !piece.done; piece = pieces.next()) {
-        if (dropped) return;
-        send(piece.value);
-        await nextTurn();
-      }
-      if (dropped) return;
-      send("\n\n");
-      if (res.writableLength > highWaterMark) gate.pause();
-      if (res.writableLength > 0) watchForStall();
-      reportPressure();
-    };
-    void gate.hold(slices()).then(() => {
-      writingLarge = false;
-      while (!writingLarge && afterLarge.length > 0) afterLarge.shift()!();
+    this.flush();
+    this.writingLarge = true;
+    void this.gate.hold(this.sendSlices(pieces, first)).then(() => {
+      this.writingLarge = false;
+      const afterLarge = this.afterLarge;
+      while (!this.writingLarge && afterLarge !== undefined && afterLarge.length > 0) afterLarge.shift()!();
     });
-  };
-  subscription = items$.subscribe({
-    next: function onItem(item) {
-      if (dropped) return;
-      if (writingLarge) return void afterLarge.push(() => onItem(item));
-      if (item !== HEARTBEAT && encoding === SSE_ENCODING && carriesLargeString(item)) return writeInSlices(item);
-      let record: string | Uint8Array;
-      if (item === HEARTBEAT) {
-        if (encoding.heartbeat === undefined) return;
-        record = encoding.heartbeat;
-      } else {
-        try {
-          record = encoding.encode(item);
-        } catch (error) {
-          return failEncoding(error);
-        }
-      }
-      if (pending.length === 0) process.nextTick(flush);
-      pending.push(record);
-      pendingBound += sizeBound(record);
-      if (pendingBound >= FLUSH_AT_BYTES) flush();
-    },
-    error: function onFailure(error: unknown) {
-      if (writingLarge) return void afterLarge.push(() => onFailure(error));
-      // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
-      onError(error);
-      flush();
-      ended?.("completed");
-      if (!dropped) res.end();
-    },
-    complete: function onComplete() {
-      if (writingLarge) return void afterLarge.push(onComplete);
-      flush();
-      ended?.("completed");
-      if (!dropped) res.end();
-    },
-  });
-  // The run ended while it was still subscribing (an encoding failure in a synchronous burst).
-  if (dropped) subscription.unsubscribe();
-  // A run's RUN_STARTED is written on the next tick (see `flush`), and the headers go in the same write: one
-  // system call and one segment for both. A stream with nothing to say yet still sends its headers at once.
-  process.nextTick(() => {
-    // An ended response sent its headers with its end.
-    if (!dropped && !res.writableEnded && written === 0) res.flushHeaders();
-  });
-  res.on("drain", () => {
-    if (res.writableLength <= highWaterMark) gate.resume();
-    reportPressure();
-  });
-  res.on("close", () => {
-    // After an end told above, this one is not told again: a stream still going when its connection closed lost its client.
-    ended?.("left");
-    stop();
-    subscription.unsubscribe();
-  });
+  }
+
+  private async sendSlices(pieces: Generator<string, void, undefined>, first: IteratorResult<string, void>): Promise<void> {
+    this.send("data: ");
+    for (let piece = first; !piece.done; piece = pieces.next()) {
+      if (this.dropped) return;
+      this.send(piece.value);
+      await nextTurn();
+    }
+    if (this.dropped) return;
+    this.send("\n\n");
+    if (this.res.writableLength > this.highWaterMark) this.gate.pause();
+    if (this.res.writableLength > 0) this.watchForStall();
+    this.reportPressure();
+  }
+
+  private send(piece: string): void {
+    this.written += Buffer.byteLength(piece);
+    this.res.write(piece);
+  }
 }
