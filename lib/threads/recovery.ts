@@ -4,7 +4,9 @@
  * Used when a pipeline resumes, after sideband answers, and when the kernel
  * stream drops mid-run.
  */
-import { concat, defer, from, mergeMap, type Observable } from "rxjs";
+import { catchError, concat, defer, from, mergeMap, type Observable } from "rxjs";
+import { AguiError } from "../errors.js";
+import { rpcErrorOf } from "../a2a/rpc-errors.js";
 import type { KernelSignal } from "../model/kernel-signal.js";
 import { signalsOf } from "../../operators/to-kernel-signals.js";
 import { toA2AUpdate } from "../../operators/unwrap-stream-response.js";
@@ -69,8 +71,24 @@ export function followTask(a2a: Pick<RunA2A, "getTask" | "subscribeToTask">, tas
   }).pipe(mergeMap((signals) => signals));
 }
 
-/** `SubscribeToTask`, less the text of the Task snapshot it opens with. */
-export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string): Observable<KernelSignal> {
+/** A2A 1.0's answer to `SubscribeToTask` on a task already terminal: it fails before any event. */
+const UNSUPPORTED_OPERATION = -32004;
+
+/** The task as `GetTask` tells it now, less its text (the client has it). */
+const settledNow = (a2a: Pick<RunA2A, "getTask">, taskId: string): Observable<KernelSignal> =>
+  defer(async () =>
+    signalsOf(toA2AUpdate(await a2a.getTask(taskId)), { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
+      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
+    ),
+  ).pipe(mergeMap((signals) => signals));
+
+/**
+ * `SubscribeToTask`, less the text of the Task snapshot it opens with. A
+ * task that settled after the `GetTask` before this call (an observer or a
+ * re-attach arriving as the answer ends) is refused by a 1.0 kernel as
+ * terminal: it ends as `GetTask` now tells it, not with an error.
+ */
+export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask" | "getTask">, taskId: string): Observable<KernelSignal> {
   let first = true;
   return a2a.subscribeToTask(taskId).pipe(
     mergeMap((frame) => {
@@ -79,6 +97,10 @@ export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask">, taskId: string)
       const fresh = first && update.kind === "task" ? signals.filter((signal) => signal.kind !== "text") : signals;
       first = false;
       return fresh;
+    }),
+    catchError((error: unknown) => {
+      if (first && error instanceof AguiError && rpcErrorOf(error)?.code === UNSUPPORTED_OPERATION) return settledNow(a2a, taskId);
+      throw error;
     }),
   );
 }
