@@ -1,8 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { expectValidRun } from "../support/agui.js";
 import { interruptScript, permissionProjection } from "../support/interrupt-scripts.js";
-import { postRun, runInput, script, startHarness, uniqueId, type Harness } from "../support/service.js";
+import type { HoldLine } from "../../lib/kernel/replay-kernel.js";
+import { postRun, runInput, script, startHarness, uniqueId, waitFor, type Harness } from "../support/service.js";
+
+/** A gate a test opens: the kernel holds a line of a turn until then. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/**
+ * The "slow" turn's line `lineIndex` waits for `held`, when a test holds it:
+ * the turn goes on only once the observer follows its task, so the observer
+ * attaches to a running execution however loaded the machine is.
+ */
+const holdSlowLine =
+  (lineIndex: number, held: () => ReturnType<typeof gate> | undefined): HoldLine =>
+  (turn, index) =>
+    turn.text === "slow" && index === lineIndex ? held()?.opened : undefined;
+
+/** Resolves once the kernel was asked to follow `taskId`: an observer is subscribed to it. */
+const followed = (harness: Harness, taskId: string) =>
+  waitFor(() => harness.kernel.received.some((call) => call.method === "SubscribeToTask" && (call.params as { id: string }).id === taskId));
 
 const sessionOf = (events: AGUIEvent[]) =>
   (
@@ -13,18 +35,27 @@ const sessionOf = (events: AGUIEvent[]) =>
 
 describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subscribe", () => {
   let harness: Harness;
+  let held: ReturnType<typeof gate> | undefined;
   const permission = interruptScript("permission", permissionProjection);
   const slow = (turn: { text: string }) =>
     turn.text === "slow"
       ? [
           script.task(),
           script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "First part. "),
-          { delayMs: 400, frame: script.status("WORKING", undefined, "Second part.").frame },
+          script.status("WORKING", undefined, "Second part."),
           script.status("COMPLETED"),
         ]
       : undefined;
   beforeAll(async () => {
-    harness = await startHarness({ script: (turn) => permission(turn) ?? slow(turn), timeScale: 1 });
+    harness = await startHarness({
+      script: (turn) => permission(turn) ?? slow(turn),
+      holdLine: holdSlowLine(2, () => held),
+      timeScale: 1,
+    });
+  });
+  afterEach(() => {
+    held?.open();
+    held = undefined;
   });
   afterAll(() => harness.close());
   const observe = (executionId: string, body: unknown) =>
@@ -65,6 +96,7 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
   });
 
   it("follows a running execution to its end beside the run, starting from the thread status as a snapshot", async () => {
+    held = gate();
     const first = runInput("slow");
     const response = await fetch(harness.service.url, {
       method: "POST",
@@ -74,14 +106,17 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
     const reader = response.body!.getReader();
     let raw = "";
     while (!raw.includes("iac-code.session.v1")) raw += new TextDecoder().decode((await reader.read()).value);
-    const { executionId } = JSON.parse(
+    const { executionId, taskId } = JSON.parse(
       raw
         .split("\n")
         .find((line) => line.includes("iac-code.session.v1"))!
         .slice(6),
-    ).value as { executionId: string };
+    ).value as { executionId: string; taskId: string };
 
-    const { events: observed } = await observe(executionId, { threadId: first.threadId });
+    const observing = observe(executionId, { threadId: first.threadId });
+    await followed(harness, taskId);
+    held.open();
+    const { events: observed } = await observing;
     await expectValidRun(observed);
     expect(
       (observed.find((event) => event.type === EventType.STATE_SNAPSHOT) as { snapshot: { runActive: boolean } }).snapshot.runActive,
@@ -116,17 +151,23 @@ describe("observers: POST /extensions/iac-code/v1/executions/{executionId}/subsc
 
 describe("the disconnect grace window (R-SIB-7)", () => {
   let harness: Harness;
+  let held: ReturnType<typeof gate> | undefined;
   const slow = () => [
     script.task(),
     script.status("WORKING", { iacCodeSessionId: "sess-${contextId}" }, "Working. "),
-    { delayMs: 300, frame: script.status("COMPLETED").frame },
+    script.status("COMPLETED"),
   ];
   beforeAll(async () => {
-    harness = await startHarness({ script: slow, timeScale: 1 }, { disconnectGraceMs: 60_000 });
+    harness = await startHarness({ script: slow, holdLine: holdSlowLine(2, () => held), timeScale: 1 }, { disconnectGraceMs: 60_000 });
+  });
+  afterEach(() => {
+    held?.open();
+    held = undefined;
   });
   afterAll(() => harness.close());
 
   it("does not cancel a client that left within the window and came back as an observer, which follows the task to its end", async () => {
+    held = gate();
     const first = runInput("slow");
     const abort = new AbortController();
     const response = await fetch(harness.service.url, {
@@ -146,9 +187,12 @@ describe("the disconnect grace window (R-SIB-7)", () => {
     ).value as { executionId: string; taskId: string };
     abort.abort();
 
-    const observed = await postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, {
+    const observing = postRun(`${harness.service.url}/extensions/iac-code/v1/executions/${executionId}/subscribe`, {
       threadId: first.threadId,
     });
+    await followed(harness, taskId);
+    held.open();
+    const observed = await observing;
     await expectValidRun(observed.events);
     expect(observed.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: "success" } });
     expect(harness.kernel.received.some((call) => call.method === "CancelTask" && (call.params as { id: string }).id === taskId)).toBe(
