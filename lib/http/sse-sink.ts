@@ -284,11 +284,10 @@ class SseStream {
 
   error(error: unknown): void {
     if (this.writingLarge) return void this.waitForLarge(() => this.error(error));
-    // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome.
+    // The pipeline turns every failure into RUN_ERROR; reaching here is a bug, not a run outcome. What was
+    // written still goes out, and the response ends as on completion.
     this.onError(error);
-    this.flush();
-    this.ended?.("completed");
-    if (!this.dropped) this.res.end();
+    this.complete();
   }
 
   complete(): void {
@@ -305,6 +304,11 @@ class SseStream {
     this.pendingBound = 0;
     this.written += byteLength(chunk);
     this.res.write(chunk);
+    this.afterWrite();
+  }
+
+  /** After a record went to the response: the kernel waits above the mark, and unsent bytes are watched. */
+  private afterWrite(): void {
     const unsent = this.res.writableLength;
     if (unsent > this.highWaterMark) this.gate.pause();
     if (unsent > 0) this.watchForStall();
@@ -470,9 +474,7 @@ class SseStream {
     }
     if (this.dropped) return;
     this.send("\n\n");
-    if (this.res.writableLength > this.highWaterMark) this.gate.pause();
-    if (this.res.writableLength > 0) this.watchForStall();
-    this.reportPressure();
+    this.afterWrite();
   }
 
   private send(piece: string): void {
