@@ -33,16 +33,24 @@ export function recoveredPipeline(a2a: Pick<RunA2A, "getPipelineState">, taskId:
 }
 
 /**
+ * The task as `GetTask` tells it now, as signals, less its text (the client
+ * has it) and its pipeline events (the recovery route tells what was missed).
+ */
+async function taskSignalsNow(a2a: Pick<RunA2A, "getTask">, taskId: string): Promise<KernelSignal[]> {
+  const task = toA2AUpdate(await a2a.getTask(taskId));
+  return signalsOf(task, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
+    (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
+  );
+}
+
+/**
  * The task as it is now (`GetTask`), what the pipeline missed, then the
  * task's live events (`SubscribeToTask`) unless `GetTask` showed it already
  * settled. The snapshot's text is never replayed: the client has it.
  */
 export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Observable<KernelSignal> {
   return defer(async () => {
-    const task = toA2AUpdate(await a2a.getTask(taskId));
-    const now = signalsOf(task, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
-      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
-    );
+    const now = await taskSignalsNow(a2a, taskId);
     // The missed pipeline events come before the task's present state, which may end the run.
     return concat(
       from(now.filter((signal) => signal.kind !== "task-state" && signal.kind !== "inputs")),
@@ -59,28 +67,16 @@ export function reattach(a2a: RunA2A, taskId: string, afterSequence: number): Ob
  * it already settled. No recovery route is asked.
  */
 export function followTask(a2a: Pick<RunA2A, "getTask" | "subscribeToTask">, taskId: string): Observable<KernelSignal> {
-  return defer(async () => {
-    const task = toA2AUpdate(await a2a.getTask(taskId));
-    const now = signalsOf(task, { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
-      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
-    );
-    return concat(
-      from(now),
+  return defer(async () =>
+    concat(
+      from(await taskSignalsNow(a2a, taskId)),
       defer(() => liveEvents(a2a, taskId)),
-    );
-  }).pipe(mergeMap((signals) => signals));
+    ),
+  ).pipe(mergeMap((signals) => signals));
 }
 
 /** A2A 1.0's answer to `SubscribeToTask` on a task already terminal: it fails before any event. */
 const UNSUPPORTED_OPERATION = -32004;
-
-/** The task as `GetTask` tells it now, less its text (the client has it). */
-const settledNow = (a2a: Pick<RunA2A, "getTask">, taskId: string): Observable<KernelSignal> =>
-  defer(async () =>
-    signalsOf(toA2AUpdate(await a2a.getTask(taskId)), { newToolId: newToolCallId, findInputs: kernelInputsOf }).filter(
-      (signal) => signal.kind !== "text" && signal.kind !== "pipeline-event",
-    ),
-  ).pipe(mergeMap((signals) => signals));
 
 /**
  * `SubscribeToTask`, less the text of the Task snapshot it opens with. A
@@ -99,7 +95,8 @@ export function liveEvents(a2a: Pick<RunA2A, "subscribeToTask" | "getTask">, tas
       return fresh;
     }),
     catchError((error: unknown) => {
-      if (first && error instanceof AguiError && rpcErrorOf(error)?.code === UNSUPPORTED_OPERATION) return settledNow(a2a, taskId);
+      if (first && error instanceof AguiError && rpcErrorOf(error)?.code === UNSUPPORTED_OPERATION)
+        return from(taskSignalsNow(a2a, taskId)).pipe(mergeMap((signals) => signals));
       throw error;
     }),
   );
