@@ -216,7 +216,10 @@ export class A2AClient {
     return records.pipe(largeRecordsInSlices(v03 ? (record, frame) => streamResultFromV03(resultOfRecord(record, frame)) : resultOfRecord));
   }
 
-  /** Feeds `subscriber`, and notes a failure on its way (see `#noteFailure`); made apart from the call's `params`. */
+  /**
+   * Feeds `subscriber`, and notes a failure on its way (see `#noteFailure`); made apart from the call's `params`.
+   * `tap({error})` as one `operate` subscriber: an item passes with no handler call, on every frame of a stream.
+   */
   #notingFailure(subscriber: Subscriber<JsonRpcResult>): Subscriber<JsonRpcResult> {
     return operate({ destination: subscriber, error: (error: unknown) => this.#fail(subscriber, error) });
   }
@@ -309,7 +312,6 @@ function envelope(method: string, params: unknown): { id: string; text: string }
 }
 
 /** One SSE record of the stream answering `requestId` → its `result`; `event: error` records are the kernel's mid-stream errors. */
-/** `tap({error})` as one `operate` subscriber: an item passes with no handler call, on every frame of a stream. */
 const resultOfRecordFor =
   (requestId: string) =>
   ({ event, data }: SseRecord, frame: unknown = parseJson(data)): JsonRpcResult => {

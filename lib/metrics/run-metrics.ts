@@ -75,6 +75,7 @@ class RunCounter extends OperatorSubscriber<SseItem, SseItem> {
   }
 }
 
+/** What a run request asks for, as a label. */
 export const runKindOf = (input: ValidRunInput): RunKind =>
   isGuidanceRun(input) ? "guidance" : input.resume === undefined ? "new" : "resume";
 
