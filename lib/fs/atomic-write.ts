@@ -24,17 +24,19 @@
  */
 import { closeSync, constants, fchmodSync, fdatasync, fsync, open, openSync, rename, renameSync, unlink, writeFileSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 
 export const IS_WINDOWS = process.platform === "win32";
 export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-type Done<T> = (error: NodeJS.ErrnoException | null, value: T) => void;
-
-/** A callback `fs` call as a promise. */
-export const pooled = <T = void>(call: (done: Done<T>) => void): Promise<T> =>
-  new Promise<T>((resolve, reject) => call((error, value) => (error ? reject(error) : resolve(value))));
+// The callback calls, as promises: each is one trip to the thread pool (see the top of this file).
+const openInPool = promisify(open);
+const fdatasyncInPool = promisify(fdatasync);
+const fsyncInPool = promisify(fsync);
+const renameInPool = promisify(rename);
+const unlinkInPool = promisify(unlink);
 
 /** Closes a descriptor nothing more is read from or written to; a failure there can lose nothing. */
 export function closeQuietly(fd: number): void {
@@ -46,13 +48,13 @@ export function closeQuietly(fd: number): void {
 }
 
 /** Removes a temp file this process created; gone already is fine. */
-const unlinkQuietly = (file: string): Promise<void> => pooled((done) => unlink(file, () => done(null, undefined)));
+const unlinkQuietly = (file: string): Promise<void> => unlinkInPool(file).catch(() => undefined);
 
 async function fsyncDirectory(dir: string): Promise<void> {
   // A directory is opened for its sync alone: a lookup of a directory just written to, in the dentry cache.
   const fd = openSync(dir, constants.O_RDONLY);
   try {
-    await pooled((done) => fsync(fd, done));
+    await fsyncInPool(fd);
   } catch (error) {
     // Some file systems cannot fsync a directory; the rename is still atomic there.
     if (errno(error) !== "EINVAL" && errno(error) !== "ENOTSUP") throw error;
@@ -109,7 +111,7 @@ export interface StagedFile {
  * write: created ahead, its trip to the thread pool is off the write's way.
  */
 export const createTempFile = (temp: string): Promise<number> =>
-  pooled((done) => open(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600, done));
+  openInPool(temp, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | NOFOLLOW, 0o600);
 
 /** Writes `text` to a new temp file beside `file`, mode 0600, and syncs it; nothing replaces `file` yet. */
 export async function stageFile(file: string, text: string, { tempName, beforeRename, created }: AtomicWriteOptions): Promise<StagedFile> {
@@ -124,7 +126,7 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
     if (!IS_WINDOWS) fchmodSync(fd, 0o600);
     writeFileSync(fd, text, "utf8");
     // The data and the size that reads need; the file's times are not worth a journal commit.
-    await pooled((done) => fdatasync(fd, done));
+    await fdatasyncInPool(fd);
   } catch (error) {
     closeQuietly(fd);
     await discard();
@@ -138,7 +140,7 @@ export async function stageFile(file: string, text: string, { tempName, beforeRe
       // In place, in the turn the data's sync came back in: a rename within one directory is microseconds of
       // metadata in the page cache (the directory's sync below is what waits for the disk), where a trip to the
       // thread pool waits for a turn of the event loop, on the way to a run's first event.
-      if (IS_WINDOWS) await pooled((done) => rename(temp, file, done));
+      if (IS_WINDOWS) await renameInPool(temp, file);
       else renameSync(temp, file);
     } catch (error) {
       await discard();

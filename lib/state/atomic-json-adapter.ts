@@ -23,18 +23,10 @@
  */
 import { constants, fstatSync, open, readFile } from "node:fs";
 import { lstat, opendir, unlink } from "node:fs/promises";
-import {
-  closeQuietly,
-  createTempFile,
-  errno,
-  NOFOLLOW,
-  pooled,
-  stageFile,
-  type AtomicWriteOptions,
-  type StagedFile,
-} from "../fs/atomic-write.js";
+import { closeQuietly, createTempFile, errno, NOFOLLOW, stageFile, type AtomicWriteOptions, type StagedFile } from "../fs/atomic-write.js";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { promisify } from "node:util";
 import type { Adapter } from "lowdb";
 
 /**
@@ -54,6 +46,11 @@ export const STRAY_TEMP_AGE_MS = 60_000;
 
 // A FIFO at the path would block an ordinary open forever; with O_NONBLOCK it opens and fstat rejects it.
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
+// Callback `fs` on a plain descriptor, as promises: a new thread's admission misses twice, and a miss through
+// `fs.promises` costs twice the CPU.
+const openInPool = promisify(open);
+const readFileInPool = promisify(readFile);
 
 /**
  * Temp names end in `.tmp`, never `.json`, and contain `~`, which no raw
@@ -95,8 +92,7 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
   async read(): Promise<T | null> {
     let fd: number;
     try {
-      // Callback `fs` on a plain descriptor: a new thread's admission misses twice, and a miss through `fs.promises` costs twice the CPU.
-      fd = await pooled<number>((done) => open(this.#file, constants.O_RDONLY | NOFOLLOW | NONBLOCK, done));
+      fd = await openInPool(this.#file, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
     } catch (error) {
       if (errno(error) === "ENOENT") return null;
       // Linux says ELOOP for O_NOFOLLOW on a symlink, FreeBSD EMLINK.
@@ -108,7 +104,7 @@ export class AtomicJsonFile<T extends object> implements Adapter<T> {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw new JsonFileError("not-regular", "is not a regular file");
       if (stats.size > MAX_JSON_FILE_BYTES) throw new JsonFileError("too-large", `is larger than ${MAX_JSON_FILE_BYTES} bytes`);
-      const bytes = await pooled<Buffer>((done) => readFile(fd, done));
+      const bytes = await readFileInPool(fd);
       let data: unknown;
       try {
         // Fatal decoding: invalid UTF-8 is corruption, not something to paper over with U+FFFD.
