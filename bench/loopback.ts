@@ -170,8 +170,10 @@ export async function benchLoopback({
   try {
     const rates: Record<Path["name"], number[]> = { service: [], proxy: [], reencode: [] };
     const timed = rig.paths.filter((path) => path.name !== "reencode");
-    // Warm-up: connections, JIT, the service's state directory.
+    // Warm-up: connections, the service's state directory, then one batch of the rounds' own size, so that the
+    // JIT has compiled what a long answer runs in every process before a round counts (as `peer.ts` does).
     for (const path of rig.paths) await batch(path, streams, { events: 200 });
+    for (const path of rig.paths) await batch(path, streams, { events });
     for (let round = 0; round < throughputRounds; round++) {
       for (const path of rig.paths) {
         const { outcomes, seconds } = await batch(path, streams, { events });
