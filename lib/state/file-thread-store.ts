@@ -85,7 +85,7 @@ export class FileThreadStore implements ThreadStore {
     return new TempFileAhead(this.threadsDir, this.#directories);
   }
 
-  async save(state: ThreadState, lease?: ThreadLease, { after, prepared }: SaveOptions = {}): Promise<void> {
+  async save(state: ThreadState, lease?: ThreadLease, { after, prepared, offLoop }: SaveOptions = {}): Promise<void> {
     const ahead = prepared instanceof TempFileAhead ? prepared : (prepared?.discard(), undefined);
     let file: string;
     let text: string;
@@ -128,7 +128,7 @@ export class FileThreadStore implements ThreadStore {
           await temp.discard();
           throw error;
         }
-        await this.#failedAs(file, () => temp.commit());
+        await this.#failedAs(file, () => temp.commit({ inPool: offLoop }));
       });
     this.#saving.set(threadId, current);
     try {

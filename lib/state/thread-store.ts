@@ -32,6 +32,13 @@ export interface SaveOptions {
   after?: Promise<unknown>;
   /** What `prepareWrite` began for this save: the save takes it over, and uses it or throws it away. */
   prepared?: PreparedWrite;
+  /**
+   * Nothing waits on this write but its own run's end (not a run's first
+   * events): the store keeps all of it off the event loop, at the cost of
+   * a turn, so that other runs' events are not held meanwhile (the file
+   * store's rename, see `atomic-write.ts`).
+   */
+  offLoop?: boolean;
 }
 
 /** A save's work begun ahead (`ThreadStore.prepareWrite`): given to that save, or else discarded. */

@@ -139,23 +139,26 @@ export class ThreadRun {
       (applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId,
     );
 
-  /** Runs `change` after every earlier change, and persists its result; `laterTurn`: not before this turn of the event loop has ended. */
-  #commit(change: (state: ThreadState) => ThreadState, laterTurn = false): Promise<void> {
+  /**
+   * Runs `change` after every earlier change, and persists its result; `laterTurn`: not before this turn of the
+   * event loop has ended; `offLoop`: see `SaveOptions`.
+   */
+  #commit(change: (state: ThreadState) => ThreadState, laterTurn = false, offLoop = false): Promise<void> {
     const next =
       this.#queueIsAdmission && this.#admission
         ? this.#commitBesideAdmission(change, this.#admission)
-        : this.#commitInTurn(change, laterTurn);
+        : this.#commitInTurn(change, laterTurn, offLoop);
     this.#queueIsAdmission = false;
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  #commitInTurn(change: (state: ThreadState) => ThreadState, laterTurn: boolean): Promise<void> {
+  #commitInTurn(change: (state: ThreadState) => ThreadState, laterTurn: boolean, offLoop: boolean): Promise<void> {
     return (laterTurn ? this.#queue.then(nextTurn) : this.#queue).then(async () => {
       if (this.#admissionFailure) throw this.#admissionFailure;
       const state = change(this.#state);
       if (state === this.#state) return;
-      await this.options.store.save(state, this.options.lease);
+      await this.options.store.save(state, this.options.lease, offLoop ? { offLoop } : undefined);
       this.#state = state;
     });
   }
@@ -175,9 +178,14 @@ export class ThreadRun {
   }
 
   /** `reason` names what could not be written, for the message (`STATE_PERSISTENCE_FAILED.<reason>`). */
-  async #commitOrFail(change: (state: ThreadState) => ThreadState, reason?: PersistedWhat, laterTurn = false): Promise<void> {
+  async #commitOrFail(
+    change: (state: ThreadState) => ThreadState,
+    reason?: PersistedWhat,
+    laterTurn = false,
+    offLoop = false,
+  ): Promise<void> {
     try {
-      await this.#commit(change, laterTurn);
+      await this.#commit(change, laterTurn, offLoop);
     } catch (error) {
       throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", reason ? { reason } : {}, { cause: error });
     }
@@ -307,11 +315,17 @@ export class ThreadRun {
   async #finish(end: SignalOf<"run-end">): Promise<SignalOf<"run-end">> {
     let ending = false;
     try {
-      await this.#commitOrFail((state) => {
-        const next = this.#endUnlessKept(state);
-        ending = next !== state;
-        return next;
-      });
+      // Runs end while others stream: this write keeps off the loop (`SaveOptions.offLoop`).
+      await this.#commitOrFail(
+        (state) => {
+          const next = this.#endUnlessKept(state);
+          ending = next !== state;
+          return next;
+        },
+        undefined,
+        false,
+        true,
+      );
       this.#ended = ending;
       return end;
     } catch (error) {

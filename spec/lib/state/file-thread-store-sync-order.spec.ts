@@ -11,6 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from "@je
 import { scratchDir, sha256, threadState, type ScratchDir } from "./thread-state-fixture.js";
 
 const steps: string[] = [];
+/** How each rename was made: on the event loop (`renameSync`) or in the thread pool (`rename`). */
+const renames: Array<"in place" | "in pool"> = [];
 const name = (file: string) => path.basename(file);
 const isTemp = (file: string) => name(file).startsWith("~tmp-");
 /** What each open descriptor was opened as, for the log of its syncs. */
@@ -47,10 +49,12 @@ jest.unstable_mockModule("node:fs", () => {
     fdatasync: logged("datasync", realFs.fdatasync),
     fsync: logged("sync", realFs.fsync),
     rename: (from: string, to: string, done: Done) => {
+      renames.push("in pool");
       renamed(from, to);
       realFs.rename(from, to, done);
     },
     renameSync: (from: string, to: string) => {
+      renames.push("in place");
       renamed(from, to);
       realFs.renameSync(from, to);
     },
@@ -66,6 +70,7 @@ beforeAll(() => {
 afterAll(() => scratch.remove());
 beforeEach(() => {
   steps.length = 0;
+  renames.length = 0;
 });
 
 /** The steps of one save that touch the disk's durability, in order, and the save's end among them. */
@@ -97,6 +102,18 @@ describe("FileThreadStore: a save is durable by the time it resolves", () => {
     expect(await savedSteps(() => store.save(next, lease, { prepared }))).toEqual(ORDER(stem));
     expect(await store.load(state.threadId)).toEqual(next);
     await lease?.release();
+  });
+
+  it("renames on the event loop by default, and in the thread pool for a write kept off it, as durably", async () => {
+    const store = new FileThreadStore({ stateDir: scratch.path });
+    const state = threadState("sync-order-off-loop");
+    await store.save(state);
+    const stem = path.basename(store.fileFor(state.threadId), ".json");
+    const next = { ...state, runDigests: { ...state.runDigests, "run-3": sha256("run-3") } };
+    steps.length = 0;
+    expect(await savedSteps(() => store.save(next, undefined, { offLoop: true }))).toEqual(ORDER(stem));
+    expect(await store.load(state.threadId)).toEqual(next);
+    expect(renames).toEqual(["in place", "in pool"]);
   });
 
   it("resolves only after the directory's sync, even while another save of the directory is syncing it", async () => {
