@@ -158,7 +158,7 @@ export async function startLoopbackRig(
 
 export async function benchLoopback({
   throughputRounds = 7,
-  latencyRounds = 5,
+  latencyRounds = 9,
   streams = 20,
   events = 2_000,
   latencyStreams = 100,

@@ -141,7 +141,7 @@ async function byTurns(rounds: number, bridges: [Bridge, Bridge], measure: (brid
 }
 
 export async function benchPeer({
-  rounds = 5,
+  rounds = 9,
   streams = 20,
   events = 2_000,
   latencyStreams = 100,
