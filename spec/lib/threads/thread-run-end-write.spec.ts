@@ -5,12 +5,9 @@
  * run's first events wait on.
  */
 import { describe, expect, it } from "@jest/globals";
-import { keepInput } from "../../../lib/interrupts/keep-input.js";
-import { toInterrupt } from "../../../lib/interrupts/to-interrupt.js";
 import type { ThreadState } from "../../../lib/state/thread-state.js";
 import type { SaveOptions, ThreadLease, ThreadStore } from "../../../lib/state/thread-store.js";
-import { ThreadRun } from "../../../lib/threads/thread-run.js";
-import { threadState } from "../state/thread-state-fixture.js";
+import { admittedThreadRun } from "./admitted-thread-run.js";
 
 /** A store that notes each save with the options it was given. */
 function recordingStore() {
@@ -23,27 +20,10 @@ function recordingStore() {
   return { store, saves };
 }
 
-const lease: ThreadLease = { threadId: "t", token: 1, release: async () => {} };
-
-function threadRun(store: ThreadStore) {
-  const state = threadState("t");
-  return new ThreadRun(
-    { ...state, iacCodeSessionId: null, execution: { ...state.execution, taskId: null, pending: {} } },
-    {
-      store,
-      lease,
-      interruptTtlS: 0,
-      now: Date.now,
-      keepInput: (projection) => keepInput(projection),
-      toInterrupt: (pending) => toInterrupt(pending, "en"),
-    },
-  );
-}
-
 describe("ThreadRun: the run's end is written off the event loop", () => {
   it("asks the store to keep the end's write off the loop, and the ids' write in place", async () => {
     const { store, saves } = recordingStore();
-    const thread = threadRun(store);
+    const thread = admittedThreadRun(store);
     await thread.rememberTask("task-1", undefined);
     const end = await thread.settleEnd({ kind: "run-end", error: undefined, kernelSettled: true }, () => {
       throw new Error("a settled end cancels nothing");
