@@ -16,7 +16,7 @@
  *   idle heap     1,000 open streams whose agent stays silent: the bridge's
  *                 heap growth per stream after a full GC (and RSS)
  *
- * `npm run bench -- peer` runs it alone (2–3 minutes). `BENCH_SERVICE_CHILD`
+ * `npm run bench -- peer` runs it alone (about two minutes). `BENCH_SERVICE_CHILD`
  * names another build's `service-child.js` to put beside the peer instead
  * (an earlier commit's, built in a worktree, for a before-and-after table).
  */
