@@ -18,7 +18,9 @@
  * page cache or in-memory inodes (the temp file's mode and text, its close
  * once synced, the rename within one directory, the directory's open and
  * close) is done in place; what waits for the disk (the syncs) or may wait
- * on a lookup (the temp file's creation) goes to the pool. The calls are
+ * on a lookup (the temp file's creation) goes to the pool. A write nothing
+ * waits on but its own caller may ask for the rename in the pool too
+ * (`commit`'s `inPool`): a rename can wait on the file system's other work. The calls are
  * `node:fs`'s callback ones on plain descriptors: `fs.promises` makes a
  * FileHandle per open and costs about twice the CPU per call.
  */
