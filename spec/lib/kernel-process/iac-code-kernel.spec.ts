@@ -28,17 +28,22 @@ interface Launch {
   sawClientToken: boolean;
 }
 
-/** The stand-in's module: records its launch in `$FAKE_IAC_CODE_DIR/<pid>.json`, then serves A2A where it was told to. */
-const standIn = (replayKernel: string) => `import { writeFileSync } from "node:fs";
+/**
+ * The stand-in's module: records its launch in `$FAKE_IAC_CODE_DIR/<pid>.json`, then serves A2A where it was told to.
+ * The record is written beside and renamed into place, so the spec's polling never reads a file still being written.
+ */
+const standIn = (replayKernel: string) => `import { renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 const argv = process.argv.slice(2);
-writeFileSync(path.join(process.env.FAKE_IAC_CODE_DIR, process.pid + ".json"), JSON.stringify({
+const record = path.join(process.env.FAKE_IAC_CODE_DIR, process.pid + ".json");
+writeFileSync(record + ".part", JSON.stringify({
   pid: process.pid,
   argv,
   token: process.env.IACCODE_A2A_HTTP_TOKEN,
   allowedCwds: process.env.IACCODE_A2A_ALLOWED_CWDS,
   sawClientToken: process.env.IAC_CODE_AGUI_AUTH_TOKEN !== undefined,
 }));
+renameSync(record + ".part", record);
 const at = (flag) => argv[argv.indexOf(flag) + 1];
 if (argv[0] !== "a2a" || !process.env.IACCODE_A2A_HTTP_TOKEN) {
   console.error("usage: iac-code a2a --host H --port P, with IACCODE_A2A_HTTP_TOKEN set");
@@ -54,7 +59,9 @@ describe("IAC_CODE_AGUI_KERNEL=iac-code", () => {
   let service: ServiceProcess;
   const workspace = mkdtempSync(path.join(os.tmpdir(), "agui-iac-code-ws-"));
   const launches = (): Launch[] =>
-    readdirSync(launchesDir).map((file) => JSON.parse(readFileSync(path.join(launchesDir, file), "utf8")) as Launch);
+    readdirSync(launchesDir)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => JSON.parse(readFileSync(path.join(launchesDir, file), "utf8")) as Launch);
 
   beforeAll(async () => {
     if (!existsSync(REPLAY_KERNEL)) throw new Error(`${REPLAY_KERNEL} is missing: run \`npm run build\` (npm test does)`);
