@@ -20,9 +20,10 @@
  * close) is done in place; what waits for the disk (the syncs) or may wait
  * on a lookup (the temp file's creation) goes to the pool. A write nothing
  * waits on but its own caller may ask for the rename in the pool too
- * (`commit`'s `inPool`): a rename can wait on the file system's other work. The calls are
- * `node:fs`'s callback ones on plain descriptors: `fs.promises` makes a
- * FileHandle per open and costs about twice the CPU per call.
+ * (`commit`'s `inPool`): a rename can wait on the file system's other
+ * work. The calls are `node:fs`'s callback ones on plain descriptors:
+ * `fs.promises` makes a FileHandle per open and costs about twice the CPU
+ * per call.
  */
 import { closeSync, constants, fchmodSync, fdatasync, fsync, open, openSync, rename, renameSync, unlink, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -34,9 +34,9 @@ export interface SaveOptions {
   prepared?: PreparedWrite;
   /**
    * Nothing waits on this write but its own run's end (not a run's first
-   * events): the store keeps all of it off the event loop, at the cost of
-   * a turn, so that other runs' events are not held meanwhile (the file
-   * store's rename, see `atomic-write.ts`).
+   * events): the store keeps what may wait on other writes off the event
+   * loop, at the cost of a turn, so that other runs' events are not held
+   * meanwhile (the file store's rename, see `atomic-write.ts`).
    */
   offLoop?: boolean;
 }

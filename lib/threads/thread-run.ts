@@ -54,6 +54,12 @@ interface IdWriting {
   written: Promise<void>;
 }
 
+/** When a change is written: `laterTurn`, not before this turn of the event loop has ended; `offLoop`, see `SaveOptions`. */
+interface CommitWhen {
+  laterTurn?: boolean;
+  offLoop?: boolean;
+}
+
 export class ThreadRun {
   #state: ThreadState;
   /** Persistence in order: each change waits for the one before. */
@@ -139,21 +145,16 @@ export class ThreadRun {
       (applied) => applied.executionId === this.#state.execution.executionId && applied.interruptId === interruptId,
     );
 
-  /**
-   * Runs `change` after every earlier change, and persists its result; `laterTurn`: not before this turn of the
-   * event loop has ended; `offLoop`: see `SaveOptions`.
-   */
-  #commit(change: (state: ThreadState) => ThreadState, laterTurn = false, offLoop = false): Promise<void> {
+  /** Runs `change` after every earlier change, and persists its result, `when` it says. */
+  #commit(change: (state: ThreadState) => ThreadState, when: CommitWhen = {}): Promise<void> {
     const next =
-      this.#queueIsAdmission && this.#admission
-        ? this.#commitBesideAdmission(change, this.#admission)
-        : this.#commitInTurn(change, laterTurn, offLoop);
+      this.#queueIsAdmission && this.#admission ? this.#commitBesideAdmission(change, this.#admission) : this.#commitInTurn(change, when);
     this.#queueIsAdmission = false;
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  #commitInTurn(change: (state: ThreadState) => ThreadState, laterTurn: boolean, offLoop: boolean): Promise<void> {
+  #commitInTurn(change: (state: ThreadState) => ThreadState, { laterTurn, offLoop }: CommitWhen): Promise<void> {
     return (laterTurn ? this.#queue.then(nextTurn) : this.#queue).then(async () => {
       if (this.#admissionFailure) throw this.#admissionFailure;
       const state = change(this.#state);
@@ -178,14 +179,9 @@ export class ThreadRun {
   }
 
   /** `reason` names what could not be written, for the message (`STATE_PERSISTENCE_FAILED.<reason>`). */
-  async #commitOrFail(
-    change: (state: ThreadState) => ThreadState,
-    reason?: PersistedWhat,
-    laterTurn = false,
-    offLoop = false,
-  ): Promise<void> {
+  async #commitOrFail(change: (state: ThreadState) => ThreadState, reason?: PersistedWhat, when?: CommitWhen): Promise<void> {
     try {
-      await this.#commit(change, laterTurn, offLoop);
+      await this.#commit(change, when);
     } catch (error) {
       throw error instanceof AguiError ? error : new AguiError("STATE_PERSISTENCE_FAILED", reason ? { reason } : {}, { cause: error });
     }
@@ -208,7 +204,7 @@ export class ThreadRun {
     if (execution.taskId !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "taskChanged" });
     this.#announcedTaskId = taskId;
     return this.#writeId("task", taskId, () =>
-      this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping", true),
+      this.#commitOrFail((state) => ({ ...state, execution: { ...state.execution, taskId } }), "taskMapping", { laterTurn: true }),
     );
   }
 
@@ -240,7 +236,7 @@ export class ThreadRun {
     if (writing?.id === sessionId) return writing.written;
     if (known !== null || writing) throw new AguiError("A2A_PROTOCOL_ERROR", { reason: "sessionChanged" });
     return this.#writeId("session", sessionId, () =>
-      this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping", true),
+      this.#commitOrFail((state) => ({ ...state, iacCodeSessionId: sessionId }), "sessionMapping", { laterTurn: true }),
     );
   }
 
@@ -323,8 +319,7 @@ export class ThreadRun {
           return next;
         },
         undefined,
-        false,
-        true,
+        { offLoop: true },
       );
       this.#ended = ending;
       return end;
