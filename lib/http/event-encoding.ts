@@ -15,7 +15,7 @@
  * on the wire; a client behind a proxy that cuts idle connections asks for
  * SSE. What a client takes is still watched the same way (see `sse-sink.ts`).
  */
-import type { AGUIEvent } from "@ag-ui/core";
+import { EventType, type AGUIEvent } from "@ag-ui/core";
 import { AGUI_MEDIA_TYPE, EventEncoder } from "@ag-ui/encoder";
 import type { Request } from "express";
 
@@ -38,7 +38,54 @@ const STREAM_HEADERS = {
   "X-Accel-Buffering": "no",
 } as const;
 
-export const encodeSseEvent = (event: AGUIEvent): string => `data: ${JSON.stringify(event)}\n\n`;
+export const encodeSseEvent = (event: AGUIEvent): string =>
+  isPlainTextDelta(event) ? textDeltaRecord(event) : `data: ${JSON.stringify(event)}\n\n`;
+
+/**
+ * The text delta is most of what a stream sends, and JSON.stringify's walk
+ * of its object (each key quoted, each value looked at for `toJSON`, the
+ * thirteen-digit timestamp formatted as a double) was 0.5 µs of the ~7 a
+ * delta costs the service (`npm run bench`, beside the peer). So a delta
+ * of exactly these fields, in this order, is written from its parts: the
+ * same bytes JSON.stringify would write (its strings still quoted and
+ * escaped by JSON.stringify), in about a third of the time. Any other
+ * shape (another order, a field more, `rawEvent`) goes the general way.
+ */
+const TEXT_DELTA_KEYS = ["type", "messageId", "delta", "timestamp"];
+
+type PlainTextDelta = Extract<AGUIEvent, { type: EventType.TEXT_MESSAGE_CONTENT }> & { timestamp: number };
+
+function isPlainTextDelta(event: AGUIEvent): event is PlainTextDelta {
+  if (event.type !== EventType.TEXT_MESSAGE_CONTENT) return false;
+  // for-in also lists inherited enumerable keys, which JSON.stringify leaves out: such an event goes the general way.
+  let at = 0;
+  for (const key in event) if (key !== TEXT_DELTA_KEYS[at++]) return false;
+  return (
+    at === TEXT_DELTA_KEYS.length &&
+    typeof event.messageId === "string" &&
+    typeof event.delta === "string" &&
+    Number.isSafeInteger(event.timestamp)
+  );
+}
+
+// A message's deltas share its id, and a burst of them one millisecond: each is quoted or formatted once in a row.
+let lastMessageId: string | undefined;
+let lastMessageIdJson = "";
+let lastTimestamp = Number.NaN;
+let lastTimestampText = "";
+
+function textDeltaRecord(event: PlainTextDelta): string {
+  if (event.messageId !== lastMessageId) {
+    lastMessageId = event.messageId;
+    lastMessageIdJson = JSON.stringify(event.messageId);
+  }
+  if (event.timestamp !== lastTimestamp) {
+    lastTimestamp = event.timestamp;
+    // A safe integer formats the same as JSON.stringify writes it (no exponent below 1e21; -0 as 0).
+    lastTimestampText = String(event.timestamp);
+  }
+  return `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":${lastMessageIdJson},"delta":${JSON.stringify(event.delta)},"timestamp":${lastTimestampText}}\n\n`;
+}
 export const SSE_HEARTBEAT = ": heartbeat\n\n";
 
 export const SSE_ENCODING: EventEncoding = {
