@@ -178,9 +178,14 @@ export function pipeStages<A, B, C, D, E>(
   de: OperatorFunction<D, E>,
 ): OperatorFunction<A, E>;
 export function pipeStages(...operators: Array<StagesOperator<unknown, unknown>>): OperatorFunction<unknown, unknown> {
-  const entries = operators.map((operator) => operator[ENTRIES]);
-  if (entries.every((each) => each !== undefined)) return stagesOperator(entries.flat());
-  return (source) => operators.reduce((piped: Observable<unknown>, operator) => operator(piped), source);
+  // A loop, not map, every and flat: this runs as each run's chain is built.
+  let entries: readonly Entry[] = [];
+  for (const operator of operators) {
+    const own = operator[ENTRIES];
+    if (own === undefined) return (source) => operators.reduce((piped: Observable<unknown>, next) => next(piped), source);
+    entries = entries.concat(own);
+  }
+  return stagesOperator(entries);
 }
 
 /**
