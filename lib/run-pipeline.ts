@@ -32,6 +32,7 @@ import { closeSpans } from "../operators/close-spans.js";
 import { cumulativeTextAsDeltas } from "../operators/cumulative-text-as-deltas.js";
 import { dedupePipelineEvents } from "../operators/dedupe-pipeline-events.js";
 import { endWithRunError } from "../operators/end-with-run-error.js";
+import { pipeStages } from "../operators/emit-each.js";
 import { engageFrom } from "../operators/engage-from.js";
 import { endRunOnTaskState } from "../operators/end-run-on-task-state.js";
 import { finishRun, runErrorEvent, type ErrorDescriber } from "../operators/finish-run.js";
@@ -174,7 +175,7 @@ export function unfoldPipeline(
   ports: Pick<RunPorts, "instrument"> = {},
 ): OperatorFunction<KernelSignal, RunItem> {
   const stage = stagesOf(ports);
-  const stages = pipe(
+  const stages = pipeStages(
     stage("dedupePipelineEvents", dedupePipelineEvents({ cursor: setup.pipelineSequence })),
     stage("projectPipelineEvents", projectPipelineEvents({ threadId: setup.threadId })),
     stage("projectSteps", projectSteps({ durableOpen: setup.pipelineOpenSteps, observedOpen: setup.observedOpenSteps })),
@@ -204,7 +205,7 @@ export function projectToAgui(
   const stage = stagesOf(ports);
   const settle = (item: RunItem): RunItem | Promise<RunItem> =>
     isSignal(item) && item.kind === "run-end" ? ports.settleAndPersistEnd(item) : item;
-  const details: MonoTypeOperatorFunction<RunItem> = pipe(
+  const details: MonoTypeOperatorFunction<RunItem> = pipeStages(
     stage("projectReasoning", projectReasoning({ runId: messageRunId })),
     stage("projectTools", projectTools({ runId: messageRunId })),
     stage("projectArtifacts", projectArtifacts()),

@@ -13,12 +13,19 @@
  * inside it.
  *
  *   engages: x   a b x c |  →  a b X C |   (operator: uppercase)
+ *
+ * An `operator` made of `emitEach` stages alone (as the run's projectors
+ * are) becomes a gate among the `emitEach` stages around it: they all run
+ * in one subscriber, where a subscriber for this stage, one for the
+ * operator's stages and one for the stages after it made each item pay
+ * three hops (`operators/emit-each.ts`).
  */
 import { Observable, type MonoTypeOperatorFunction, type Subscriber } from "rxjs";
 import { operate, operatorOf } from "../lib/rx/operate.js";
+import { gatedStages } from "./emit-each.js";
 
 export function engageFrom<T>(engages: (item: T) => boolean, operator: MonoTypeOperatorFunction<T>): MonoTypeOperatorFunction<T> {
-  return operatorOf((destination: Subscriber<T>) => engagingFrom(destination, engages, operator));
+  return gatedStages(engages, operator) ?? operatorOf((destination: Subscriber<T>) => engagingFrom(destination, engages, operator));
 }
 
 /**

@@ -50,74 +50,79 @@ export interface ProjectPipelineEventsOptions {
   newToolId?: () => string;
 }
 
+/** What an envelope that stands for nothing becomes: shared, since nothing reads it but to find it empty. */
+const NONE: readonly RunItem[] = Object.freeze([]);
+
 export function projectPipelineEvents(options: ProjectPipelineEventsOptions): OperatorFunction<RunItem, RunItem> {
   const newToolId = options.newToolId ?? newToolCallId;
   return emitEachPer(() => {
     let pipelineRunId = defaultPipelineRunId(options.threadId);
 
-    const standard = (as: StandardMapping, envelope: PipelineEnvelope): KernelSignal[] => {
+    const standard = (as: StandardMapping, envelope: PipelineEnvelope): KernelSignal | undefined => {
       const data = envelope.data;
-      if (!isObject(data)) return [];
+      if (!isObject(data)) return undefined;
       switch (as) {
         case "text": {
           const text = nonEmpty(data.text);
-          if (text === undefined) return [];
-          return [{ kind: "text", messageId: pipelineMessageId(envelope), text, source: "delta", pipeline: true }];
+          if (text === undefined) return undefined;
+          return { kind: "text", messageId: pipelineMessageId(envelope), text, source: "delta", pipeline: true };
         }
         case "reasoning": {
           const text = nonEmpty(data.text);
-          if (data.type !== "raw_thinking" || text === undefined) return [];
-          return [{ kind: "reasoning", text, messageId: pipelineMessageId(envelope) }];
+          if (data.type !== "raw_thinking" || text === undefined) return undefined;
+          return { kind: "reasoning", text, messageId: pipelineMessageId(envelope) };
         }
         case "tool-start":
-          return [
-            {
-              kind: "tool",
-              status: "input_complete",
-              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-              toolName: nonEmpty(data.toolName) ?? "tool",
-              // As in normal mode, a call with no input reads as no arguments.
-              input: data.input ?? {},
-              result: undefined,
-              messageId: pipelineMessageId(envelope),
-            },
-          ];
+          return {
+            kind: "tool",
+            status: "input_complete",
+            toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+            toolName: nonEmpty(data.toolName) ?? "tool",
+            // As in normal mode, a call with no input reads as no arguments.
+            input: data.input ?? {},
+            result: undefined,
+            messageId: pipelineMessageId(envelope),
+          };
         case "tool-result":
-          return [
-            {
-              kind: "tool",
-              status: data.isError === true ? "failed" : "completed",
-              toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
-              toolName: nonEmpty(data.toolName) ?? "tool",
-              input: data.input,
-              result: data.result,
-              messageId: pipelineMessageId(envelope),
-            },
-          ];
+          return {
+            kind: "tool",
+            status: data.isError === true ? "failed" : "completed",
+            toolCallId: nonEmpty(data.toolUseId) ?? newToolId(),
+            toolName: nonEmpty(data.toolName) ?? "tool",
+            input: data.input,
+            result: data.result,
+            messageId: pipelineMessageId(envelope),
+          };
         case "usage":
-          return [{ kind: "usage", usage: usageOf(data) }];
+          return { kind: "usage", usage: usageOf(data) };
         default:
           return assertNever(as);
       }
     };
 
-    const project = ({ envelope }: SignalOf<"pipeline-event">): RunItem[] => {
+    /**
+     * The envelope's signal (a standard mapping's, or its step's) and its CUSTOM event, in that order: one
+     * item alone, not in an array, and no array pushed onto for the usual one or two (each envelope made
+     * two or three arrays).
+     */
+    const project = ({ envelope }: SignalOf<"pipeline-event">): RunItem | readonly RunItem[] => {
       const disposition = dispositionOf(envelope.eventType);
-      const out: RunItem[] = [];
-      if (disposition.kind === "standard") out.push(...standard(disposition.as, envelope));
+      let own: KernelSignal | undefined;
+      if (disposition.kind === "standard") own = standard(disposition.as, envelope);
       if (disposition.kind === "step") {
         const key = pipelineStepKey(envelope);
         if (key !== undefined)
-          out.push({
+          own = {
             kind: "step",
             phase: disposition.phase,
             key,
             name: stepNameOf(key),
             facts: stepFactsOf(envelope, key, disposition.phase),
-          });
+          };
       }
-      if (isCustom(disposition)) out.push({ type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope });
-      return out;
+      if (!isCustom(disposition)) return own ?? NONE;
+      const custom: AGUIEvent = { type: EventType.CUSTOM, name: PIPELINE_EVENT, value: envelope };
+      return own === undefined ? custom : [own, custom];
     };
 
     const recover = ({ snapshot }: SignalOf<"pipeline-snapshot">): AGUIEvent[] => {
@@ -133,7 +138,7 @@ export function projectPipelineEvents(options: ProjectPipelineEventsOptions): Op
       ];
     };
 
-    return (item): RunItem | RunItem[] => {
+    return (item): RunItem | readonly RunItem[] => {
       if (!isSignal(item)) return item;
       if (item.kind === "pipeline-event") return project(item);
       if (item.kind === "pipeline-snapshot") return recover(item);
