@@ -57,9 +57,9 @@ function guard() {
 const systemTmpdirVariable = process.env.TMPDIR;
 const systemTmpdir = os.tmpdir();
 
-/** Points TMPDIR at a new directory of the file's own and gives it. */
-function enterFileTmpdir() {
-  const dir = mkdtempSync(path.join(systemTmpdir, "agui-spec-"));
+/** Points TMPDIR at a new directory of the file's own, named after it (should one ever be left behind), and gives it. */
+function enterFileTmpdir(testPath) {
+  const dir = mkdtempSync(path.join(systemTmpdir, `agui-spec-${path.basename(testPath, ".spec.ts")}-`));
   process.env.TMPDIR = dir;
   return dir;
 }
@@ -79,7 +79,7 @@ function leaveFileTmpdir(dir) {
 export default class SpecEnvironment extends TestEnvironment {
   constructor(config, context) {
     // Before Node's environment copies the real environment into the spec's `process.env`.
-    const tmpdir = enterFileTmpdir();
+    const tmpdir = enterFileTmpdir(context.testPath);
     super(config, context);
     this.tmpdir = tmpdir;
     this.global.process.env.AGUI_SPEC_SYSTEM_TMPDIR = systemTmpdir;
