@@ -5,7 +5,7 @@
  * Announces `{type: "ready", url}`; answers `{type: "stats", gc?}` with its
  * CPU and memory (after a full GC when asked; run it with --expose-gc).
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeHeapSnapshot } from "node:v8";
@@ -31,8 +31,12 @@ const config = loadConfig(
 // As `main.ts` starts it: with traces off (no OTEL_* variables here), the trace context is still carried to the kernel.
 if (process.env.BENCH_NO_TRACE_CONTEXT !== "1") await startTracing(process.env, silentLogger);
 const service = await startService(config);
-// A normal exit, so --cpu-prof can write its profile.
+// A normal exit, so --cpu-prof can write its profile; on the way out the state directory goes, so a
+// bench run leaves nothing in the temporary directory. With the bench gone (the IPC channel closed)
+// nothing can stop this process any more: it ends too.
 process.on("SIGTERM", () => process.exit(0));
+process.on("disconnect", () => process.exit(0));
+process.on("exit", () => rmSync(stateDir, { recursive: true, force: true }));
 process.on("message", (message: { type: string; gc?: boolean }) => {
   if (message.type === "stats") process.send!({ type: "stats", ...processStats(message.gc ?? false) });
   // Profiling aid (bench/README.md): a heap snapshot of the service as it is now.

@@ -19,7 +19,7 @@ import { CONNECTIONS_CHECK_MS, guardConnections, HEADERS_TIMEOUT_MS } from "./ht
 import { silentLogger, type Logger } from "./log.js";
 import { ServiceMetrics } from "./metrics/service-metrics.js";
 import { instrumentedKernel, instrumentedStore } from "./metrics/instrumented.js";
-import type { DrainReport } from "./runs/run-registry.js";
+import { DEFAULT_SETTLE_MS, type DrainReport } from "./runs/run-registry.js";
 import { Runs, type RunsDependencies } from "./runs/runs.js";
 import { RunSlots, redisUserRuns } from "./runs/run-slots.js";
 import { DEFAULT_LEASE_TTL_MS } from "./state/lease-ttl.js";
@@ -238,6 +238,8 @@ export async function startService(
       `shutting down: draining ${runsCount(inFlight.size)} for up to ${drainMs / 1000} s; new runs are refused`,
     );
     const report = await inFlight.drain({ windowMs: drainMs, reason: new AguiError("SERVICE_SHUTTING_DOWN") });
+    // The runs whose clients left are still writing their ends: the process exits after this.
+    await runs.settled(DEFAULT_SETTLE_MS);
     await recorderOf(a2a)?.idle();
     log.info(
       { ...report },

@@ -34,7 +34,7 @@ export interface DrainOptions {
   settleMs?: number;
 }
 
-const DEFAULT_SETTLE_MS = 5000;
+export const DEFAULT_SETTLE_MS = 5000;
 
 export class RunRegistry {
   readonly #runs = new Set<RunStop>();

@@ -88,6 +88,10 @@ export class Runs {
   readonly grace: DisconnectGrace;
   /** The run each thread has in this process: guidance steers it, and a cancel goes through it so its writes stay in order. */
   readonly #active = new Map<string, ThreadRun>();
+  /** Turns on their way into `#active`: admitted, or being admitted, and writing already. */
+  #admitting = 0;
+  /** Told when no turn is being admitted and none holds its thread (see `settled`). */
+  readonly #onSettled = new Set<() => void>();
   readonly #leaving = new LeavingRuns();
   readonly #config: RunsDependencies["config"];
   readonly #a2a: A2AClient;
@@ -184,6 +188,31 @@ export class Runs {
   }
 
   /**
+   * Resolves once no turn here is being admitted or holds its thread (each
+   * one's last change is on disk and its lease given back), or after `ms`.
+   * A drain waits for runs until their clients leave, and a run whose client
+   * has just left may still be writing its end: a process that exited then
+   * would cut that write short, leaving a temp file in the state directory
+   * and the thread's last change lost.
+   */
+  settled(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#onSettled.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#onSettled.add(done);
+      this.#checkSettled();
+    });
+  }
+
+  #checkSettled(): void {
+    if (this.#admitting === 0 && this.#active.size === 0) for (const done of [...this.#onSettled]) done();
+  }
+
+  /**
    * An observer's stream (contract §10, R-SIB-5): the thread's conversation,
    * status and live events, by thread id (a page that reloads) or by
    * execution id (a watcher that knows it). It takes no lease and cancels
@@ -247,6 +276,17 @@ export class Runs {
 
   /** A new turn or a resume: admitted under the thread's lease, which its run holds until it ends. */
   async #turn(input: ValidRunInput, a2a: RunA2A, client: RunClient): Promise<Observable<SseItem>> {
+    this.#admitting++;
+    try {
+      return await this.#admitTurn(input, a2a, client);
+    } finally {
+      // An admitted turn is in `#active` by now: it is counted in one or the other throughout.
+      this.#admitting--;
+      this.#checkSettled();
+    }
+  }
+
+  async #admitTurn(input: ValidRunInput, a2a: RunA2A, client: RunClient): Promise<Observable<SseItem>> {
     const { threadId } = input;
     const { language } = client;
     const isNewTurn = input.resume === undefined;
@@ -279,6 +319,7 @@ export class Runs {
       onClosed: () => {
         if (this.#active.get(threadId) === thread) this.#active.delete(threadId);
         released();
+        this.#checkSettled();
       },
       admitted: admitted.written,
     });

@@ -36,10 +36,13 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
 ];
 export const VIEWPORT = { width: 1280, height: 800 };
-/** Every screenshot, to look at after a run: the system's temporary directory unless IAC_CODE_AGUI_SCREENSHOT_DIR names another. */
+/**
+ * Every screenshot, to look at after a run: the system's temporary directory unless IAC_CODE_AGUI_SCREENSHOT_DIR
+ * names another. Not the spec file's own (`os.tmpdir()` while it runs), which goes when the file ends.
+ */
 export const SCREENSHOTS = path.resolve(
   PROJECT_ROOT,
-  process.env.IAC_CODE_AGUI_SCREENSHOT_DIR || path.join(os.tmpdir(), "iac-code-agui-screenshots"),
+  process.env.IAC_CODE_AGUI_SCREENSHOT_DIR || path.join(process.env.AGUI_SPEC_SYSTEM_TMPDIR ?? os.tmpdir(), "iac-code-agui-screenshots"),
 );
 /** Where the docs' pictures are written again, only when asked (`npm run docs:images`): a test run must not change tracked files. */
 const DOC_IMAGES = process.env.IAC_CODE_AGUI_DOC_IMAGES_DIR

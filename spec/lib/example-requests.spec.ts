@@ -27,6 +27,11 @@ const requestFiles = readdirSync(REQUESTS_DIR)
   .filter((file) => file.endsWith(".json"))
   .sort();
 const templateOf = (file: string) => readFileSync(path.join(REQUESTS_DIR, file), "utf8");
+/**
+ * The samples run in /tmp, which a service allows by default as the system's temporary directory; not this file's
+ * own (`os.tmpdir()` while it runs, see `jest-environment.mjs`), which lies inside it.
+ */
+const SAMPLES_ALLOWED_CWDS = [process.env.AGUI_SPEC_SYSTEM_TMPDIR ?? os.tmpdir()];
 
 /** Each answer, and the request whose pause it answers. */
 const ANSWERS: Record<string, string> = {
@@ -61,7 +66,7 @@ function iacCodeSection(): string {
 describe("the sample requests", () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness({}, { allowedCwds: SAMPLES_ALLOWED_CWDS });
   });
   afterAll(() => harness.close());
 
@@ -127,11 +132,11 @@ describe("the HTTP API doc's forwardedProps.iacCode", () => {
       if (definition.properties)
         expect([field, Object.keys(iacCode[field]!).sort()]).toEqual([field, Object.keys(definition.properties).sort()]);
     }
-    expect(() => validateRunInput(request, { allowedCwds: [os.tmpdir()] })).not.toThrow();
+    expect(() => validateRunInput(request, { allowedCwds: SAMPLES_ALLOWED_CWDS })).not.toThrow();
   });
 
   it("runs that request through the demo kernel, every field reaching it", async () => {
-    const harness = await startHarness();
+    const harness = await startHarness({}, { allowedCwds: SAMPLES_ALLOWED_CWDS });
     try {
       const { status, events } = await postRun(harness.service.url, complete());
       expect(status).toBe(200);
