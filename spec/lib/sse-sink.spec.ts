@@ -16,6 +16,9 @@ import { decodeEvents } from "../support/event-streams.js";
  * Node's buffer behaves when the socket is full.
  */
 class FakeResponse {
+  constructor() {
+    made.push(this);
+  }
   written: Array<string | Uint8Array> = [];
   headers: Record<string, string> = {};
   writableLength = 0;
@@ -89,7 +92,13 @@ const KIB = 1024;
 /** The stall watch's timers and clock are faked; the sink's per-tick flush (nextTick) is not. */
 const fakeTimers = () => jest.useFakeTimers({ doNotFake: ["nextTick", "queueMicrotask", "setImmediate", "clearImmediate"] });
 
-afterEach(() => {
+/** Every response a test made: a stream whose client left bytes unread is watched until it leaves (by design). */
+const made: FakeResponse[] = [];
+
+afterEach(async () => {
+  // Each test's clients leave with it, or their streams' stall watches would outlive this file on real timers.
+  for (const res of made.splice(0)) if (!res.destroyed) res.destroy();
+  await nextTick();
   jest.useRealTimers();
 });
 
