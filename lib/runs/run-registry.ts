@@ -16,6 +16,7 @@
 import { Observable, type Subscriber } from "rxjs";
 import { AguiError } from "../errors.js";
 import type { RunA2A } from "../a2a/client.js";
+import { waitUntil } from "./wait-until.js";
 
 export interface DrainReport {
   /** Runs in flight when the drain began. */
@@ -93,7 +94,11 @@ export class RunRegistry {
   async drain({ windowMs, reason, settleMs = DEFAULT_SETTLE_MS }: DrainOptions): Promise<DrainReport> {
     this.#drainEndsAt ??= this.now() + windowMs;
     const inFlight = this.#runs.size;
-    await this.#untilNoRuns(windowMs, (endNow) => (this.#endWindow = endNow));
+    await this.#untilNoRuns(windowMs, (endNow) => {
+      this.#endWindow = endNow;
+      // A second signal before this wait began ends the window at once.
+      if (this.#windowEndedEarly) endNow();
+    });
     this.#endWindow = undefined;
     const left = [...this.#runs];
     for (const run of left) run.stop(reason);
@@ -117,21 +122,7 @@ export class RunRegistry {
 
   /** Resolves when no run is in flight, after `ms`, or when `onEarlyEnd`'s function is called, whichever comes first. */
   #untilNoRuns(ms: number, onEarlyEnd?: (endNow: () => void) => void): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#onLeave.delete(check);
-        resolve();
-      };
-      const check = () => {
-        if (this.#runs.size === 0) done();
-      };
-      const timer = setTimeout(done, ms);
-      this.#onLeave.add(check);
-      onEarlyEnd?.(done);
-      if (this.#windowEndedEarly && onEarlyEnd) done();
-      check();
-    });
+    return waitUntil(() => this.#runs.size === 0, this.#onLeave, ms, onEarlyEnd);
   }
 
   async #untilCallsMade(ms: number): Promise<void> {

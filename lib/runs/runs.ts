@@ -46,6 +46,7 @@ import { LeavingRuns } from "./leaving-runs.js";
 import { observeTarget, type ObserveTarget } from "./observe-target.js";
 import { RunRegistry } from "./run-registry.js";
 import type { RunSlots } from "./run-slots.js";
+import { waitUntil } from "./wait-until.js";
 import { idAttributes, inSpan } from "../tracing/spans.js";
 
 /** Who a run or an observer streams to: what the service needs of the request, without its transport. */
@@ -90,7 +91,7 @@ export class Runs {
   readonly #active = new Map<string, ThreadRun>();
   /** Turns on their way into `#active`: admitted, or being admitted, and writing already. */
   #admitting = 0;
-  /** Told when no turn is being admitted and none holds its thread (see `settled`). */
+  /** Called whenever a turn's admission ends or its thread is let go (see `settled`). */
   readonly #onSettled = new Set<() => void>();
   readonly #leaving = new LeavingRuns();
   readonly #config: RunsDependencies["config"];
@@ -196,20 +197,11 @@ export class Runs {
    * and the thread's last change lost.
    */
   settled(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#onSettled.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#onSettled.add(done);
-      this.#checkSettled();
-    });
+    return waitUntil(() => this.#admitting === 0 && this.#active.size === 0, this.#onSettled, ms);
   }
 
   #checkSettled(): void {
-    if (this.#admitting === 0 && this.#active.size === 0) for (const done of [...this.#onSettled]) done();
+    for (const check of [...this.#onSettled]) check();
   }
 
   /**
