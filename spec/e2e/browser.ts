@@ -9,14 +9,13 @@
  * Chromium skips the suite on a developer machine and fails in CI.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { describe, expect } from "@jest/globals";
 import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { PROJECT_ROOT } from "../../lib/paths.js";
 import { startService, type RunningService } from "../../lib/server.js";
 import type { Config } from "../../lib/config.js";
-import { testConfig } from "../support/service.js";
+import { SYSTEM_TMPDIR, testConfig } from "../support/service.js";
 import { readPng, type Png } from "./png.js";
 
 // Runs in the page (inside evaluate), where the DOM exists; the specs are typechecked without the DOM lib.
@@ -42,7 +41,7 @@ export const VIEWPORT = { width: 1280, height: 800 };
  */
 export const SCREENSHOTS = path.resolve(
   PROJECT_ROOT,
-  process.env.IAC_CODE_AGUI_SCREENSHOT_DIR || path.join(process.env.AGUI_SPEC_SYSTEM_TMPDIR ?? os.tmpdir(), "iac-code-agui-screenshots"),
+  process.env.IAC_CODE_AGUI_SCREENSHOT_DIR || path.join(SYSTEM_TMPDIR, "iac-code-agui-screenshots"),
 );
 /** Where the docs' pictures are written again, only when asked (`npm run docs:images`): a test run must not change tracked files. */
 const DOC_IMAGES = process.env.IAC_CODE_AGUI_DOC_IMAGES_DIR

@@ -8,7 +8,6 @@
  * `forwardedProps.iacCode` otherwise than the schema.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { EventType, type AGUIEvent, type Interrupt } from "@ag-ui/core";
@@ -16,7 +15,7 @@ import { fillRequest, freshValues, placeholdersIn } from "../../examples/request
 import { PROJECT_ROOT, SCHEMAS_DIR } from "../../lib/paths.js";
 import { validateRunInput } from "../../lib/validation.js";
 import { expectValidRun } from "../support/agui.js";
-import { postRun, startHarness, type Harness } from "../support/service.js";
+import { postRun, startHarness, SYSTEM_TMPDIR, type Harness } from "../support/service.js";
 
 const REQUESTS_DIR = path.join(PROJECT_ROOT, "examples", "requests");
 const FIXTURES_DIR = path.join(PROJECT_ROOT, "examples", "fixtures");
@@ -31,7 +30,7 @@ const templateOf = (file: string) => readFileSync(path.join(REQUESTS_DIR, file),
  * The samples run in /tmp, which a service allows by default as the system's temporary directory; not this file's
  * own (`os.tmpdir()` while it runs, see `jest-environment.mjs`), which lies inside it.
  */
-const SAMPLES_ALLOWED_CWDS = [process.env.AGUI_SPEC_SYSTEM_TMPDIR ?? os.tmpdir()];
+const SAMPLES_ALLOWED_CWDS = [SYSTEM_TMPDIR];
 
 /** Each answer, and the request whose pause it answers. */
 const ANSWERS: Record<string, string> = {

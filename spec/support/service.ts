@@ -70,6 +70,12 @@ export async function startHarness(
 let counter = 0;
 export const uniqueId = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 
+/**
+ * The system's temporary directory: what must outlive a spec file, or what a service allows by default. Not
+ * `os.tmpdir()` while a file runs, which is that file's own and goes with it (`jest-environment.mjs`).
+ */
+export const SYSTEM_TMPDIR = process.env.AGUI_SPEC_SYSTEM_TMPDIR ?? os.tmpdir();
+
 /** A valid RunAgentInput with one user message; `overrides` replace top-level fields. */
 export function runInput(text: string, overrides: Record<string, unknown> = {}, iacCode: Record<string, unknown> = {}) {
   return {
